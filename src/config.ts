@@ -1,0 +1,92 @@
+import path from "node:path";
+
+export type IdStyle = "uuid" | "numeric";
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly adminToken: string | undefined;
+  readonly idStyle: IdStyle;
+  readonly timezone: string;
+  readonly debug: boolean;
+  readonly logLevel: string;
+}
+
+/** A bad environment value; start-up prints its message as one line and stops. */
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+// Short admin tokens are guessable; the generated ones are 43 characters.
+const MIN_ADMIN_TOKEN_LENGTH = 20;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function port(env: Env): number {
+  const raw = env.PORT ?? "8080";
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(`PORT must be a whole number from 0 to 65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name] ?? fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function timezone(env: Env): string {
+  const raw = env.BLOC_TIMEZONE ?? "UTC";
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: raw });
+  } catch {
+    throw new ConfigError(`BLOC_TIMEZONE must be an IANA time zone such as Europe/Dublin, got "${raw}"`);
+  }
+  return raw;
+}
+
+function databaseUrl(env: Env): string {
+  const raw = env.DATABASE_URL ?? "sqlite:./data/bloc.db";
+  if (!raw.startsWith("sqlite:") || raw.length === "sqlite:".length) {
+    throw new ConfigError(`DATABASE_URL must look like sqlite:./data/bloc.db, got "${raw}"`);
+  }
+  return raw;
+}
+
+function adminToken(env: Env): string | undefined {
+  const raw = env.BLOC_ADMIN_TOKEN;
+  if (raw === undefined || raw === "") return undefined;
+  if (raw.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(raw)) {
+    throw new ConfigError(`BLOC_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces`);
+  }
+  return raw;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = env[name] ?? "0";
+  if (raw !== "0" && raw !== "1") throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+  return raw === "1";
+}
+
+/** Reads the environment once; everything else receives the frozen result. */
+export function readConfig(env: Env = process.env): Config {
+  return Object.freeze({
+    port: port(env),
+    host: env.HOST ?? "127.0.0.1",
+    databaseUrl: databaseUrl(env),
+    adminToken: adminToken(env),
+    idStyle: oneOf(env, "BLOC_ID_STYLE", ["uuid", "numeric"] as const, "uuid"),
+    timezone: timezone(env),
+    debug: flag(env, "BLOC_DEBUG"),
+    logLevel: oneOf(env, "BLOC_LOG_LEVEL", LOG_LEVELS, "info"),
+  });
+}
+
+/** The file path a sqlite: URL names, resolved against the working directory. */
+export function sqlitePath(url: string): string {
+  const rest = url.slice("sqlite:".length);
+  return rest === ":memory:" ? rest : path.resolve(rest);
+}

@@ -1,0 +1,107 @@
+import crypto from "node:crypto";
+import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
+import type { Bloc, Field } from "./model.js";
+import type { Context } from "./context.js";
+
+const SLUG = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Keys that records and reports already use for system values. */
+const RESERVED_SLUGS = new Set([
+  "created_at", "user_id", "submitted_status", "service_entry_row_id", "time_stamp", "date_stamp",
+  "count", "fieldCounts", "countLimitInfo", "fieldNames",
+]);
+
+export interface FieldInput {
+  readonly name: string;
+  readonly slug?: string | undefined;
+}
+
+function checkName(what: string, name: string): string {
+  const trimmed = name.trim();
+  if (trimmed === "") throw new InvalidInputError(`${what} must not be empty`);
+  return trimmed;
+}
+
+function checkSlug(slug: string): string {
+  if (!SLUG.test(slug)) {
+    throw new InvalidInputError(`slug "${slug}" must start with a letter or _ and hold only letters, digits and _ (at most 64)`);
+  }
+  if (RESERVED_SLUGS.has(slug)) throw new InvalidInputError(`slug "${slug}" is reserved for a system value`);
+  return slug;
+}
+
+/**
+ * Gives each field its slug: the one asked for, else `field_<n>` for the field's
+ * position n, moving on to the next free number if that slug is taken.
+ */
+function assignSlugs(existing: readonly Field[], inputs: readonly FieldInput[]): Field[] {
+  const taken = new Set(existing.map((f) => f.slug));
+  const explicit = inputs.filter((f) => f.slug !== undefined).map((f) => checkSlug(f.slug!));
+  for (const slug of explicit) {
+    if (taken.has(slug)) throw new ConflictError(`slug "${slug}" is already used in this bloc`);
+    taken.add(slug);
+  }
+  return inputs.map((input, index) => {
+    const name = checkName("field name", input.name);
+    if (input.slug !== undefined) return { slug: input.slug, name };
+    let n = existing.length + index + 1;
+    while (taken.has(`field_${n}`)) n += 1;
+    taken.add(`field_${n}`);
+    return { slug: `field_${n}`, name };
+  });
+}
+
+async function newBlocId(ctx: Context): Promise<string> {
+  if (ctx.idStyle === "uuid") return crypto.randomUUID();
+  return String((await ctx.store.highestNumericBlocId()) + 1);
+}
+
+export async function createBloc(
+  ctx: Context, input: { name: string; fields?: readonly FieldInput[]; id?: string | undefined },
+): Promise<Bloc> {
+  const name = checkName("name", input.name);
+  const fields = assignSlugs([], input.fields ?? []);
+  if (input.id !== undefined) {
+    if (!BLOC_ID.test(input.id)) throw new InvalidInputError("id must be 1 to 64 letters, digits, - or _");
+    const bloc = { id: input.id, name, fields };
+    try {
+      await ctx.store.createBloc(bloc, ctx.now());
+    } catch (error) {
+      if (error instanceof ConflictError) throw new ConflictError(`A bloc with id "${input.id}" already exists`);
+      throw error;
+    }
+    return bloc;
+  }
+  // A numeric ID can be taken by a concurrent creation between reading the highest and inserting.
+  for (let attempt = 0; ; attempt += 1) {
+    const bloc = { id: await newBlocId(ctx), name, fields };
+    try {
+      await ctx.store.createBloc(bloc, ctx.now());
+      return bloc;
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= 5) throw error;
+    }
+  }
+}
+
+export async function getBloc(ctx: Context, blocId: string): Promise<Bloc> {
+  const bloc = await ctx.store.findBloc(blocId);
+  if (!bloc) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
+  return bloc;
+}
+
+export async function addField(ctx: Context, blocId: string, input: FieldInput): Promise<Field> {
+  const bloc = await getBloc(ctx, blocId);
+  const [field] = assignSlugs(bloc.fields, [input]);
+  try {
+    await ctx.store.addField(blocId, field!);
+  } catch (error) {
+    if (error instanceof ConflictError) throw new ConflictError(`slug "${field!.slug}" is already used in this bloc`);
+    throw error;
+  }
+  return field!;
+}
+
+export function listBlocs(ctx: Context): Promise<Bloc[]> {
+  return ctx.store.listBlocs();
+}

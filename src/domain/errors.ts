@@ -1,0 +1,69 @@
+/**
+ * One class per way a request can fail. The HTTP layer maps each to a status
+ * and to the body shape the spec gives the endpoint (http/error-shapes.ts);
+ * nothing here knows about HTTP.
+ */
+export abstract class ServiceError extends Error {
+  abstract readonly kind: string;
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A parameter is present but wrong (type, range, unknown field, impossible date). */
+export class InvalidInputError extends ServiceError {
+  readonly kind = "invalid-input";
+}
+
+/** A parameter the endpoint cannot work without is absent or empty. */
+export class MissingParameterError extends ServiceError {
+  readonly kind = "missing-parameter";
+}
+
+/** The body is not parseable JSON, or not a JSON object. */
+export class MalformedBodyError extends ServiceError {
+  readonly kind = "malformed-body";
+}
+
+/** No token, or a token that is unknown, expired or revoked. */
+export class UnauthenticatedError extends ServiceError {
+  readonly kind = "unauthenticated";
+}
+
+/**
+ * The user may not do this on this bloc, or the bloc does not exist (the two are
+ * indistinguishable on purpose for non-admins). Each endpoint words it its own way.
+ */
+export class AccessDeniedError extends ServiceError {
+  readonly kind = "access-denied";
+  constructor() {
+    super("access denied");
+  }
+}
+
+/** The admin API was called by a user who is not an admin. */
+export class AdminOnlyError extends ServiceError {
+  readonly kind = "admin-only";
+  constructor() {
+    super("Only administrators may use the admin API");
+  }
+}
+
+/** Something named in the path or body does not exist (only ever said to admins). */
+export class NotFoundError extends ServiceError {
+  readonly kind = "not-found";
+}
+
+/** Creating something whose ID or slug is already taken. */
+export class ConflictError extends ServiceError {
+  readonly kind = "conflict";
+}
+
+export class PayloadTooLargeError extends ServiceError {
+  readonly kind = "payload-too-large";
+}
+
+export class UnsupportedMediaTypeError extends ServiceError {
+  readonly kind = "unsupported-media-type";
+}

@@ -1,0 +1,17 @@
+import { InvalidInputError } from "./errors.js";
+
+/**
+ * Values travel and are stored as strings. Numbers and booleans are accepted and
+ * kept in their string form; null means "no value" and is stored as "".
+ */
+export function toStoredValue(where: string, value: unknown): string {
+  if (value === null) return "";
+  if (typeof value === "string") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (typeof value === "boolean") return String(value);
+  throw new InvalidInputError(`${where} must be a string, number, boolean or null`);
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

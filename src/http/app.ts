@@ -1,0 +1,49 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import swagger from "@fastify/swagger";
+import "./fastify-types.js";
+import type { Context } from "../domain/context.js";
+import { requireAdmin, requireUser } from "./auth.js";
+import { BODY_LIMIT, installJsonParser } from "./body.js";
+import { installErrorHandler } from "./error-handler.js";
+import { addDataRoute } from "./routes/add-data.js";
+import { adminRoutes } from "./routes/admin.js";
+import { getDataReportRoute } from "./routes/get-data-report.js";
+import { getDataRoute } from "./routes/get-data.js";
+import { updateRecordsRoute } from "./routes/update-records.js";
+
+export interface AppOptions {
+  readonly debug: boolean;
+  readonly logLevel: string;
+}
+
+/** The whole HTTP surface on one screen. Building does not listen; main.ts and tests do. */
+export async function buildApp(ctx: Context, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: { level: options.logLevel },
+    bodyLimit: BODY_LIMIT,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+  app.decorateRequest("user", null);
+  installJsonParser(app);
+  installErrorHandler(app, { debug: options.debug });
+  await app.register(swagger, {
+    openapi: { info: { title: "Bloc Data Service", version: "1" } },
+  });
+
+  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(async (scope) => {
+    requireUser(scope, ctx);
+    addDataRoute(scope, ctx);
+    getDataRoute(scope, ctx);
+    getDataReportRoute(scope, ctx);
+    updateRecordsRoute(scope, ctx);
+  });
+  await app.register(async (scope) => {
+    scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
+    requireAdmin(scope, ctx);
+    adminRoutes(scope, ctx);
+  });
+  return app;
+}

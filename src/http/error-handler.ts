@@ -1,0 +1,43 @@
+import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
+import {
+  InvalidInputError, PayloadTooLargeError, ServiceError, UnsupportedMediaTypeError,
+} from "../domain/errors.js";
+import { errorReply, internalErrorReply, type Endpoint } from "./error-shapes.js";
+
+function endpointOf(request: FastifyRequest): Endpoint {
+  return request.routeOptions.config.endpoint ?? "public";
+}
+
+/** Fastify's own refusals of what a client sent, as the domain's error kinds. */
+function asServiceError(error: FastifyError): ServiceError | undefined {
+  if (error instanceof ServiceError) return error;
+  if (error.validation) return new InvalidInputError(error.message);
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new PayloadTooLargeError(error.message);
+  if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
+    return new UnsupportedMediaTypeError(`${error.message}; send application/json`);
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return new InvalidInputError(error.message);
+  return undefined;
+}
+
+/** The first frame of the stack, for BLOC_DEBUG=1 only: it names our source files. */
+function debugFields(error: Error): Record<string, string> {
+  const trace = error.stack ?? String(error);
+  const frame = /\(?((?:file:\/\/)?\/[^():]+):(\d+):\d+\)?/.exec(trace);
+  return { file: frame?.[1] ?? "", line: frame?.[2] ?? "", trace };
+}
+
+/** The one place where failures become HTTP answers, in the spec's per-endpoint shapes. */
+export function installErrorHandler(app: FastifyInstance, options: { debug: boolean }): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const endpoint = endpointOf(request);
+    const known = asServiceError(error);
+    if (!known) request.log.error({ err: error }, "request failed");
+    const { status, body } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
+    void reply.status(status).send(options.debug ? { ...body, ...debugFields(error) } : body);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ error: `No route ${request.method} ${request.url.split("?")[0]}` });
+  });
+}

@@ -1,0 +1,86 @@
+import type { ServiceError } from "../domain/errors.js";
+
+/** The routes whose error bodies the spec fixes, plus the admin API. */
+export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "admin" | "public";
+
+type Key = "error" | "message";
+
+interface Shape {
+  /** Key for 400s from bad parameters, 404, 409, 413, 415 and 500. */
+  readonly failure: Key;
+  /** Key for a body that is not JSON (the spec's get-data answers this one with `message`). */
+  readonly malformed: Key;
+  readonly unauthenticated: Key;
+  /** The endpoint's answer to "this user may not do this on this bloc". */
+  readonly denied: { readonly status: number; readonly key: Key; readonly text: string };
+}
+
+const NOT_AUTHORISED = "You are not authorized to access this bloc";
+
+/** The spec's Errors table, in one place. */
+const SHAPES: Readonly<Record<Endpoint, Shape>> = {
+  "add-data": {
+    failure: "error", malformed: "error", unauthenticated: "error",
+    denied: { status: 403, key: "error", text: "You do not have permission to add or edit data on this form." },
+  },
+  "get-data": {
+    failure: "error", malformed: "message", unauthenticated: "error",
+    denied: { status: 401, key: "error", text: NOT_AUTHORISED },
+  },
+  "get-data-report": {
+    failure: "error", malformed: "error", unauthenticated: "error",
+    denied: { status: 401, key: "error", text: NOT_AUTHORISED },
+  },
+  "update-records": {
+    failure: "message", malformed: "message", unauthenticated: "message",
+    denied: { status: 401, key: "message", text: NOT_AUTHORISED },
+  },
+  admin: {
+    failure: "error", malformed: "error", unauthenticated: "error",
+    denied: { status: 403, key: "error", text: "Only administrators may use the admin API" },
+  },
+  public: {
+    failure: "error", malformed: "error", unauthenticated: "error",
+    denied: { status: 403, key: "error", text: "Forbidden" },
+  },
+};
+
+export interface ErrorReply {
+  readonly status: number;
+  readonly body: Record<string, string>;
+}
+
+const STATUS: Readonly<Record<string, number>> = {
+  "invalid-input": 400,
+  "missing-parameter": 400,
+  "malformed-body": 400,
+  unauthenticated: 401,
+  "admin-only": 403,
+  "not-found": 404,
+  conflict: 409,
+  "payload-too-large": 413,
+  "unsupported-media-type": 415,
+};
+
+/** Status and body for a known failure on an endpoint. */
+export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply {
+  const shape = SHAPES[endpoint];
+  switch (error.kind) {
+    case "access-denied":
+      return { status: shape.denied.status, body: { [shape.denied.key]: shape.denied.text } };
+    case "missing-parameter":
+      // The spec words this one under `error` even where other failures use `message`.
+      return { status: 400, body: { error: error.message } };
+    case "malformed-body":
+      return { status: 400, body: { [shape.malformed]: error.message } };
+    case "unauthenticated":
+      return { status: 401, body: { [shape.unauthenticated]: error.message } };
+    default:
+      return { status: STATUS[error.kind] ?? 400, body: { [shape.failure]: error.message } };
+  }
+}
+
+/** Body for a failure that is the server's own fault. */
+export function internalErrorReply(endpoint: Endpoint): ErrorReply {
+  return { status: 500, body: { [SHAPES[endpoint].failure]: "Internal server error" } };
+}

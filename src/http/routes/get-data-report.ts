@@ -1,0 +1,86 @@
+import type { FastifyInstance } from "fastify";
+import { InvalidInputError, MissingParameterError } from "../../domain/errors.js";
+import type { Context } from "../../domain/context.js";
+import { parseWindow } from "../../domain/dates.js";
+import { buildReport, type ReportInput } from "../../domain/report.js";
+import { reportJson, reportXlsx } from "../../domain/report-writers.js";
+import { currentUser } from "../auth.js";
+import { readParams } from "../body.js";
+import { flag, integer, jsonObject, optionalString, present, requiredId, type Params } from "../params.js";
+
+const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+const MAX_PAGE = 1_000_000_000;
+
+function fieldsToReport(params: Params): ReportInput["fields"] {
+  if (!present(params.fieldsToReport)) throw new MissingParameterError("fieldsToReport is required");
+  if (params.fieldsToReport === "all") return "all";
+  const chosen = jsonObject(params, "fieldsToReport")!;
+  const keys = Object.entries(chosen).filter(([key, include]) => {
+    if (include !== true && include !== false) {
+      throw new InvalidInputError(`fieldsToReport.${key} must be true or false`);
+    }
+    return include;
+  }).map(([key]) => key);
+  if (keys.length === 0) throw new InvalidInputError('fieldsToReport selects no field; send "all" or at least one field set to true');
+  return keys;
+}
+
+function valueFilter(raw: unknown): Record<string, readonly unknown[]> {
+  if (raw === undefined || raw === null) return {};
+  const object = jsonObject({ filterDataToQuery: raw }, "dataFilteringData.filterDataToQuery")!;
+  return Object.fromEntries(Object.entries(object).map(([slug, values]) => [slug, Array.isArray(values) ? values : [values]]));
+}
+
+/** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form. */
+function contentDisposition(blocName: string, stamp: string): string {
+  const name = `${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.xlsx`;
+  const ascii = name.replace(/[^A-Za-z0-9 ._-]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+export function getDataReportRoute(app: FastifyInstance, ctx: Context): void {
+  app.route({
+    method: ["GET", "POST"],
+    url: "/api/get-data-report",
+    config: { endpoint: "get-data-report" },
+    schema: { summary: "A bloc's records as a JSON report or an .xlsx file (JSON body, also on GET)", tags: ["records"] },
+    handler: async (request, reply) => {
+      const params = await readParams(request);
+      const blocId = requiredId(params, "stationID");
+      const fields = fieldsToReport(params);
+      const responseType = optionalString(params, "responseType");
+      if (responseType !== null && responseType !== "blob" && responseType !== "json") {
+        throw new InvalidInputError(`responseType must be "blob" (for .xlsx) or "json", got "${responseType}"`);
+      }
+      const dates = jsonObject(params, "requestedReportData") ?? {};
+      const window = parseWindow(
+        { from: "requestedReportData.reportFromDate", to: "requestedReportData.reportToDate" },
+        dates.reportFromDate, dates.reportToDate,
+      );
+      // Keys carry their full name so that errors say which nested parameter was wrong.
+      const filtering: Params = Object.fromEntries(Object.entries(jsonObject(params, "dataFilteringData") ?? {})
+        .map(([key, value]) => [`dataFilteringData.${key}`, value]));
+      if (present(filtering["dataFilteringData.stationID"]) &&
+        requiredId(filtering, "dataFilteringData.stationID") !== blocId) {
+        throw new InvalidInputError("dataFilteringData.stationID differs from stationID");
+      }
+      const page = present(filtering["dataFilteringData.currentPage"])
+        ? {
+          number: integer(filtering, "dataFilteringData.currentPage", { min: 1, max: MAX_PAGE, fallback: 1 }),
+          size: integer(filtering, "dataFilteringData.resultLimit", { min: 1, max: 10_000, fallback: 1000 }),
+        }
+        : undefined;
+      const report = await buildReport(ctx, currentUser(request), {
+        blocId, fields, window, page,
+        filter: valueFilter(filtering["dataFilteringData.filterDataToQuery"]),
+        order: flag(filtering, "dataFilteringData.reverse", false) ? "newest" : "oldest",
+      });
+      if (responseType === "blob") {
+        return reply.type(XLSX_TYPE)
+          .header("content-disposition", contentDisposition(report.bloc.name, ctx.now()))
+          .send(reportXlsx(report));
+      }
+      return reply.type("application/json; charset=utf-8").send(reportJson(report));
+    },
+  });
+}

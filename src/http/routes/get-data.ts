@@ -1,0 +1,40 @@
+import type { FastifyInstance } from "fastify";
+import type { Context } from "../../domain/context.js";
+import { parseWindow } from "../../domain/dates.js";
+import { readRecords } from "../../domain/records.js";
+import { recordView, type RecordView } from "../../domain/record-view.js";
+import { currentUser } from "../auth.js";
+import { readParams } from "../body.js";
+import { flag, integer, requiredId } from "../params.js";
+
+export const MAX_RESULT_LIMIT = 1000;
+const MAX_PAGE = 1_000_000_000;
+
+export function getDataRoute(app: FastifyInstance, ctx: Context): void {
+  app.route({
+    method: ["GET", "POST"],
+    url: "/api/get-data",
+    config: { endpoint: "get-data" },
+    schema: { summary: "Read a page of a bloc's records with counts (JSON body, also on GET)", tags: ["records"] },
+    handler: async (request) => {
+      const params = await readParams(request);
+      const blocId = requiredId(params, "blocId");
+      const limit = integer(params, "resultLimit", { min: 1, max: MAX_RESULT_LIMIT, fallback: 10 });
+      const page = integer(params, "currentPage", { min: 1, max: MAX_PAGE, fallback: 1 });
+      const order = flag(params, "reverse", false) ? "oldest" : "newest";
+      const window = parseWindow({ from: "fromDate", to: "toDate" }, params.fromDate, params.toDate);
+      const result = await readRecords(ctx, currentUser(request), { blocId, window, order, limit, page });
+
+      // The spec's `data` is an object: records under "0", "1", … beside the aggregates.
+      const data: Record<string, RecordView | unknown> = {};
+      result.records.forEach((record, index) => { data[String(index)] = recordView(result.bloc, record); });
+      data.count = result.count;
+      data.fieldCounts = result.fieldCounts;
+      data.countLimitInfo = {
+        scan_limit: null, scan_limit_time_logged: null, scans_counted: result.scansCounted, limit_reached: 0,
+      };
+      data.fieldNames = Object.fromEntries(result.bloc.fields.map((field) => [field.slug, field.name]));
+      return { data };
+    },
+  });
+}

@@ -1,0 +1,12 @@
+import type { Config } from "./config.js";
+import { makeClock } from "./domain/clock.js";
+import type { Context } from "./domain/context.js";
+import { ensureAdminToken } from "./domain/users.js";
+import { openStore } from "./store/open-store.js";
+
+/** The context a configuration describes: store opened, admin token ensured. */
+export async function openContext(config: Config): Promise<Context> {
+  const ctx: Context = { store: openStore(config.databaseUrl), now: makeClock(config.timezone), idStyle: config.idStyle };
+  if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);
+  return ctx;
+}

@@ -1,0 +1,73 @@
+import type Database from "better-sqlite3";
+
+/**
+ * Numbered migrations, applied in order inside one transaction each; the database's
+ * `user_version` records the last one applied, so running them again is a no-op.
+ * Never edit a released step: add the next one.
+ */
+const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE users (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    name       TEXT NOT NULL,
+    role       TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE tokens (
+    id         TEXT PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users(id),
+    name       TEXT,
+    hash       TEXT NOT NULL UNIQUE,
+    expires_at TEXT,
+    revoked_at TEXT,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE blocs (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE fields (
+    bloc_id  TEXT NOT NULL REFERENCES blocs(id),
+    slug     TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, slug)
+  );
+  CREATE TABLE grants (
+    bloc_id    TEXT NOT NULL REFERENCES blocs(id),
+    user_id    INTEGER NOT NULL REFERENCES users(id),
+    can_read   INTEGER NOT NULL,
+    can_add    INTEGER NOT NULL,
+    can_update INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, user_id)
+  );
+  CREATE TABLE records (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    bloc_id          TEXT NOT NULL REFERENCES blocs(id),
+    created_at       TEXT NOT NULL,
+    user_id          TEXT NOT NULL,
+    submitted_status INTEGER NOT NULL,
+    job_id           TEXT,
+    data             TEXT NOT NULL
+  );
+  -- Serves get-data's order and date windows, and the report's keyset reads.
+  CREATE INDEX records_by_bloc_time ON records (bloc_id, created_at, id);
+  `,
+];
+
+export function migrate(db: Database.Database): void {
+  MIGRATIONS.forEach((sql, index) => {
+    const version = index + 1;
+    // IMMEDIATE takes the write lock before reading the version, so two processes
+    // starting on one file cannot both apply the same step.
+    db.transaction(() => {
+      const current = db.pragma("user_version", { simple: true }) as number;
+      if (version <= current) return;
+      db.exec(sql);
+      db.pragma(`user_version = ${version}`);
+    }).immediate();
+  });
+}
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
