@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { ConfigError, readConfig } from "../config.js";
+import { ServiceError } from "../domain/errors.js";
+import { openContext } from "../open-context.js";
+import { runCommand, UsageError, USAGE } from "./commands.js";
+
+async function main(argv: string[]): Promise<void> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      role: { type: "string" },
+      name: { type: "string" },
+      expires: { type: "string" },
+      field: { type: "string", multiple: true },
+      id: { type: "string" },
+      slug: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const ctx = await openContext(readConfig());
+  try {
+    const result = await runCommand(ctx, positionals, values);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await ctx.store.close();
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`bloc-data: ${error.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  const known = error instanceof ConfigError || error instanceof ServiceError ||
+    (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
+  process.stderr.write(`bloc-data: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

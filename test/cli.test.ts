@@ -1,0 +1,70 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { call } from "./support/http.js";
+import { CLI_ENTRY, runToEnd, startProcess } from "./support/process.js";
+
+test("the CLI sets up a store that the server then serves", async () => {
+  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cli-"));
+  const env = { DATABASE_URL: "sqlite:./store/bloc.db", BLOC_ID_STYLE: "numeric" };
+  const cli = async (...args: string[]): Promise<any> => {
+    const result = await runToEnd(CLI_ENTRY, args, env, cwd);
+    assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
+    return JSON.parse(result.stdout);
+  };
+  try {
+    const init = await cli("init");
+    assert.equal(init.user.role, "admin");
+    assert.match(init.token, /^bds_[A-Za-z0-9_-]{43}$/);
+    const user = await cli("user", "add", "Line 2 scanner");
+    const bloc = await cli("bloc", "add", "Scans", "--field", "Part", "--field", "Line");
+    assert.equal(bloc.id, "1");
+    assert.deepEqual(bloc.fields.map((f: { slug: string }) => f.slug), ["field_1", "field_2"]);
+    const field = await cli("field", "add", bloc.id, "Shift", "--slug", "shift");
+    assert.deepEqual(field, { slug: "shift", name: "Shift" });
+    assert.deepEqual(await cli("grant", bloc.id, user.id, "read,add"),
+      { blocId: "1", userId: user.id, read: true, add: true, update: false });
+    const token = await cli("token", "add", user.id, "--name", "scanner");
+    const spare = await cli("token", "add", user.id);
+    await cli("token", "revoke", spare.id);
+
+    const server = await startProcess(env, cwd);
+    try {
+      const added = await call(server.url, "POST", "/api/add-data", {
+        token: token.token, json: { scanStationID: 1, dataToAdd: { field_1: "P-1", shift: "night" } },
+      });
+      assert.equal(added.status, 200, added.text);
+      const read = await call(server.url, "GET", "/api/get-data", { token: token.token, json: { blocId: "1" } });
+      assert.equal(read.json.data["0"].shift, "night");
+      const updated = await call(server.url, "POST", "/api/update-records-by-matching-values", {
+        token: token.token, json: { blocId: "1", fieldsToUpdate: { shift: "day" }, searchItems: { shift: "night" } },
+      });
+      assert.equal(updated.status, 401, "no update permission was granted");
+      const revoked = await call(server.url, "GET", "/api/get-data", { token: spare.token, json: { blocId: "1" } });
+      assert.equal(revoked.status, 401);
+      const admin = await call(server.url, "GET", "/api/admin/blocs", { token: init.token });
+      assert.equal(admin.json.blocs.length, 1);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await fs.rm(cwd, { recursive: true, force: true });
+  }
+});
+
+test("the CLI refuses a bad command with its usage and exit code 2, and a failure with one line", async () => {
+  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cli-"));
+  try {
+    const usage = await runToEnd(CLI_ENTRY, ["bloc", "remove", "x"], {}, cwd);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /unknown command/);
+    assert.match(usage.stderr, /Usage: bloc-data/);
+    const missing = await runToEnd(CLI_ENTRY, ["token", "add", "999"], {}, cwd);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr.trim(), 'bloc-data: User "999" does not exist');
+  } finally {
+    await fs.rm(cwd, { recursive: true, force: true });
+  }
+});

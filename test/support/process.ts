@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The compiled entry points, as `npm start` and `npx bloc-data` run them. */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export const SERVER_ENTRY = path.join(root, "dist/src/main.js");
+export const CLI_ENTRY = path.join(root, "dist/src/cli/main.js");
+
+export interface Running {
+  readonly url: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/src/main.js` on an ephemeral port and waits for its "listening" line. */
+export function startProcess(env: Record<string, string>, cwd: string): Promise<Running> {
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    cwd, env: { ...process.env, PORT: "0", BLOC_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"],
+  });
+  return new Promise((resolve, reject) => {
+    let output = "";
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`no listening line in 15 s: ${output}`)); }, 15_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (!match) return;
+      clearTimeout(timer);
+      resolve({
+        url: match[1]!,
+        child,
+        stop: () => new Promise((done) => { child.once("exit", () => done()); child.kill("SIGTERM"); }),
+      });
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}: ${output}`)); });
+  });
+}
+
+/** Runs a command to completion and collects its output. */
+export function runToEnd(
+  entry: string, args: readonly string[], env: Record<string, string>, cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [entry, ...args], { cwd, env: { ...process.env, ...env } });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
+  child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
