@@ -1,23 +1,39 @@
 import type { Context } from "../domain/context.js";
-import { addField, createBloc, listBlocs } from "../domain/blocs.js";
-import { removeGrant, setGrant } from "../domain/access.js";
+import { addField, createBloc, listBlocs, updateBloc, updateField } from "../domain/blocs.js";
+import {
+  createRole, grantOf, removeGrant, removeRestriction, removeRoleGrant, setGrant, setProfile, setRestriction,
+  setRoleGrant, setRoleMember,
+} from "../domain/access.js";
 import { parseBound } from "../domain/dates.js";
-import { ROLES, type Role } from "../domain/model.js";
+import {
+  PERMISSIONS, RESTRICTION_MODES, USER_ROLES, type Grant, type Permission, type RestrictionMode, type UserRole,
+} from "../domain/model.js";
 import { issueToken, revokeToken } from "../domain/tokens.js";
-import { createUser } from "../domain/users.js";
+import { createUser, describeUser } from "../domain/users.js";
 
 export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default sqlite:./data/bloc.db)
 
-  init                                           create the store and print a new admin token
-  user add <name> [--role admin|member]          add a user
+  init                                             create the store and print a new admin token
+  user add <name> [--role admin|member]            add a user
+  user show <userId>                               a user with profile and roles
+  user profile <userId> [value]...                 set a user's profile values (none clears them)
   token add <userId> [--name N] [--expires "YYYY-MM-DD HH:MM:SS"]
-                                                 issue a token (printed once)
-  token revoke <tokenId>                         revoke a token
-  bloc add <name> [--field NAME]... [--id ID]    add a bloc; fields get slugs field_1, field_2, …
-  bloc list                                      list blocs with their fields
-  field add <blocId> <name> [--slug SLUG]        add a field to a bloc
-  grant <blocId> <userId> <read,add,update|none> set a user's permissions on a bloc
-  ungrant <blocId> <userId>                      remove a user's permissions on a bloc
+            [--permissions read,add,update] [--blocs ID,ID]
+                                                   issue a token (printed once), optionally scoped
+  token revoke <tokenId>                           revoke a token
+  role add <name> | role list                      add or list roles
+  role assign|unassign <userId> <roleId>           make a user a member of a role, or not
+  role grant <blocId> <roleId> <perms|none>        set a role's permissions on a bloc
+  role ungrant <blocId> <roleId>                   remove a role's permissions on a bloc
+  bloc add <name> [--field NAME]... [--id ID]      add a bloc; fields get slugs field_1, field_2, …
+  bloc set <blocId> [--open-to-all true|false] [--accepting-data true|false] [--restriction none|own|hidden]
+  bloc list                                        list blocs with their fields and settings
+  field add <blocId> <name> [--slug SLUG] [--profile-filter true|false]
+  field set <blocId> <slug> [--name N] [--profile-filter true|false]
+  grant <blocId> <userId> <perms|none>             set a user's permissions; perms: read,add,update,seeHidden
+  ungrant <blocId> <userId>                        remove a user's permissions on a bloc
+  restrict <blocId> <userId> <none|own|hidden|default>
+                                                   a user's restriction on a bloc (default: the bloc's)
 `;
 
 export class UsageError extends Error {}
@@ -29,6 +45,12 @@ export interface Options {
   readonly field?: string[] | undefined;
   readonly id?: string | undefined;
   readonly slug?: string | undefined;
+  readonly permissions?: string | undefined;
+  readonly blocs?: string | undefined;
+  readonly "open-to-all"?: string | undefined;
+  readonly "accepting-data"?: string | undefined;
+  readonly restriction?: string | undefined;
+  readonly "profile-filter"?: string | undefined;
 }
 
 function arg(positionals: readonly string[], index: number, what: string): string {
@@ -37,24 +59,31 @@ function arg(positionals: readonly string[], index: number, what: string): strin
   return value;
 }
 
-function role(value: string | undefined): Role {
-  if (value === undefined) return "member";
-  if (!(ROLES as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}`);
-  return value as Role;
+function oneOf<T extends string>(what: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${what} must be one of ${allowed.join(", ")}`);
+  return value as T;
 }
 
-function permissions(list: string): { read: boolean; add: boolean; update: boolean } {
+function bool(what: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  return oneOf(what, value, ["true", "false"]) === "true";
+}
+
+function grant(list: string): Grant {
   const names = list === "none" ? [] : list.split(",").map((p) => p.trim());
-  for (const name of names) {
-    if (!["read", "add", "update"].includes(name)) throw new UsageError(`unknown permission "${name}"`);
-  }
-  return { read: names.includes("read"), add: names.includes("add"), update: names.includes("update") };
+  for (const name of names) oneOf("a permission", name, [...PERMISSIONS, "seeHidden"]);
+  return grantOf(Object.fromEntries(names.map((n) => [n, true])));
+}
+
+function list(value: string | undefined): string[] | null {
+  return value === undefined ? null : value.split(",").map((v) => v.trim()).filter((v) => v !== "");
 }
 
 /** Runs one command; the same domain operations as the admin API, without a server. */
 export async function runCommand(ctx: Context, positionals: readonly string[], options: Options): Promise<unknown> {
   const [noun, verb] = positionals;
-  const key = ["init", "grant", "ungrant"].includes(noun ?? "") ? noun : `${noun} ${verb}`;
+  const key = ["init", "grant", "ungrant", "restrict"].includes(noun ?? "") ? noun : `${noun} ${verb}`;
+  const at = (index: number, what: string): string => arg(positionals, index, what);
   switch (key) {
     case "init": {
       const admin = await createUser(ctx, options.name ?? "admin", "admin");
@@ -62,37 +91,75 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       return { user: admin, ...token };
     }
     case "user add":
-      return createUser(ctx, arg(positionals, 2, "<name>"), role(options.role));
+      return createUser(ctx, at(2, "<name>"), oneOf<UserRole>("--role", options.role ?? "member", USER_ROLES));
+    case "user show":
+      return describeUser(ctx, at(2, "<userId>"));
+    case "user profile":
+      return setProfile(ctx, at(2, "<userId>"), positionals.slice(3));
     case "token add":
-      return issueToken(ctx, arg(positionals, 2, "<userId>"), {
+      return issueToken(ctx, at(2, "<userId>"), {
         name: options.name ?? null,
         expiresAt: options.expires === undefined ? null : parseBound("--expires", options.expires, "end"),
+        scope: { permissions: list(options.permissions) as Permission[] | null, blocs: list(options.blocs) },
       });
     case "token revoke":
-      await revokeToken(ctx, arg(positionals, 2, "<tokenId>"));
+      await revokeToken(ctx, at(2, "<tokenId>"));
       return { revoked: positionals[2] };
+    case "role add":
+      return createRole(ctx, at(2, "<name>"));
+    case "role list":
+      return ctx.store.listRoles();
+    case "role assign":
+    case "role unassign": {
+      const [userId, roleId] = [at(2, "<userId>"), at(3, "<roleId>")];
+      await setRoleMember(ctx, userId, roleId, verb === "assign");
+      return { userId, roleId, member: verb === "assign" };
+    }
+    case "role grant": {
+      const [blocId, roleId] = [at(2, "<blocId>"), at(3, "<roleId>")];
+      return { blocId, roleId, ...(await setRoleGrant(ctx, blocId, roleId, grant(at(4, "<permissions>")))) };
+    }
+    case "role ungrant": {
+      const [blocId, roleId] = [at(2, "<blocId>"), at(3, "<roleId>")];
+      await removeRoleGrant(ctx, blocId, roleId);
+      return { blocId, roleId, removed: true };
+    }
     case "bloc add":
       return createBloc(ctx, {
-        name: arg(positionals, 2, "<name>"),
-        fields: (options.field ?? []).map((name) => ({ name })),
-        id: options.id,
+        name: at(2, "<name>"), fields: (options.field ?? []).map((name) => ({ name })), id: options.id,
+      });
+    case "bloc set":
+      return updateBloc(ctx, at(2, "<blocId>"), {
+        ...(options["open-to-all"] === undefined ? {} : { openToAllUsers: bool("--open-to-all", options["open-to-all"])! }),
+        ...(options["accepting-data"] === undefined ? {} : { acceptingData: bool("--accepting-data", options["accepting-data"])! }),
+        ...(options.restriction === undefined ? {}
+          : { restriction: oneOf<RestrictionMode>("--restriction", options.restriction, RESTRICTION_MODES) }),
       });
     case "bloc list":
       return listBlocs(ctx);
     case "field add":
-      return addField(ctx, arg(positionals, 2, "<blocId>"), {
-        name: arg(positionals, 3, "<name>"), slug: options.slug,
+      return addField(ctx, at(2, "<blocId>"), {
+        name: at(3, "<name>"), slug: options.slug, applyProfileFilter: bool("--profile-filter", options["profile-filter"]),
+      });
+    case "field set":
+      return updateField(ctx, at(2, "<blocId>"), at(3, "<slug>"), {
+        name: options.name, applyProfileFilter: bool("--profile-filter", options["profile-filter"]),
       });
     case "grant": {
-      const blocId = arg(positionals, 1, "<blocId>");
-      const userId = arg(positionals, 2, "<userId>");
-      return { blocId, userId, ...(await setGrant(ctx, blocId, userId, permissions(arg(positionals, 3, "<permissions>")))) };
+      const [blocId, userId] = [at(1, "<blocId>"), at(2, "<userId>")];
+      return { blocId, userId, ...(await setGrant(ctx, blocId, userId, grant(at(3, "<permissions>")))) };
     }
     case "ungrant": {
-      const blocId = arg(positionals, 1, "<blocId>");
-      const userId = arg(positionals, 2, "<userId>");
+      const [blocId, userId] = [at(1, "<blocId>"), at(2, "<userId>")];
       await removeGrant(ctx, blocId, userId);
       return { blocId, userId, removed: true };
+    }
+    case "restrict": {
+      const [blocId, userId] = [at(1, "<blocId>"), at(2, "<userId>")];
+      const mode = oneOf("the mode", at(3, "<mode>"), [...RESTRICTION_MODES, "default"]);
+      if (mode === "default") await removeRestriction(ctx, blocId, userId);
+      else await setRestriction(ctx, blocId, userId, mode);
+      return { blocId, userId, mode };
     }
     default:
       throw new UsageError(`unknown command "${positionals.join(" ")}"`);

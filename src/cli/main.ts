@@ -16,6 +16,12 @@ async function main(argv: string[]): Promise<void> {
       field: { type: "string", multiple: true },
       id: { type: "string" },
       slug: { type: "string" },
+      permissions: { type: "string" },
+      blocs: { type: "string" },
+      "open-to-all": { type: "string" },
+      "accepting-data": { type: "string" },
+      restriction: { type: "string" },
+      "profile-filter": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

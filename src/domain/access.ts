@@ -1,34 +1,177 @@
-import { AccessDeniedError, NotFoundError } from "./errors.js";
-import type { Bloc, Grant, Permission, User } from "./model.js";
+import { AccessDeniedError, ConflictError, InvalidInputError, NotFoundError, ProfileViolationError } from "./errors.js";
+import {
+  PERMISSIONS,
+  type Bloc, type Grant, type Permission, type RestrictionMode, type TokenScope, type User, type Visibility,
+} from "./model.js";
+import type { AccessFacts } from "../store/store.js";
 import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
 
+/** Who a request acts for: the token's user, narrowed by the token's scope. */
+export interface Principal {
+  readonly user: User;
+  readonly scope: TokenScope;
+}
+
+/** What a principal may do on one bloc and which of its records they see. */
+export interface BlocAccess {
+  readonly bloc: Bloc;
+  readonly permissions: ReadonlySet<Permission>;
+  readonly restriction: RestrictionMode;
+  readonly seeHidden: boolean;
+  readonly visibility: Visibility;
+}
+
+function profileVisibility(bloc: Bloc, user: User): Visibility["match"] {
+  return bloc.fields.filter((f) => f.applyProfileFilter).map((f) => ({ key: f.slug, values: user.profile }));
+}
+
 /**
- * The bloc, if `user` may do `permission` on it. Admins may do everything; to them a
- * missing bloc is named as such. To anyone else a missing bloc and a forbidden one
+ * The rules, in one function: admins may do everything and see everything; anyone
+ * else has the union of their own grant, their roles' grants and (on a bloc open to
+ * all) read and add; a bloc not accepting data takes add away; the user's restriction
+ * (else the bloc's) and the bloc's profile-filtered fields decide which records are
+ * visible. A token's scope then narrows whatever results.
+ */
+export function effectiveAccess(principal: Principal, bloc: Bloc, facts: AccessFacts): BlocAccess {
+  const { user, scope } = principal;
+  let permissions: Set<Permission>;
+  let access: Omit<BlocAccess, "permissions">;
+  if (user.role === "admin") {
+    permissions = new Set(PERMISSIONS);
+    access = { bloc, restriction: "none", seeHidden: true, visibility: {} };
+  } else {
+    const granted = (p: keyof Grant): boolean => facts.grants.some((g) => g[p]);
+    permissions = new Set(PERMISSIONS.filter((p) => granted(p)));
+    if (bloc.openToAllUsers) { permissions.add("read"); permissions.add("add"); }
+    if (!bloc.acceptingData) permissions.delete("add");
+    const restriction = facts.restriction ?? bloc.restriction;
+    const seeHidden = granted("seeHidden");
+    const match = profileVisibility(bloc, user);
+    const visibility: Visibility = restriction === "hidden" && !seeHidden ? { none: true }
+      : restriction === "own" ? { ownerId: user.id, match } : { match };
+    access = { bloc, restriction, seeHidden, visibility };
+  }
+  if (scope.blocs && !scope.blocs.includes(bloc.id)) permissions.clear();
+  if (scope.permissions) {
+    for (const p of PERMISSIONS) if (!scope.permissions.includes(p)) permissions.delete(p);
+  }
+  return { ...access, permissions };
+}
+
+/**
+ * The principal's access to a bloc, if they may do `permission` there. To admins a
+ * missing bloc is named as such; to anyone else a missing bloc and a forbidden one
  * are the same refusal, so bloc IDs cannot be probed.
  */
-export async function requireAccess(ctx: Context, user: User, blocId: string, permission: Permission): Promise<Bloc> {
+export async function requireAccess(
+  ctx: Context, principal: Principal, blocId: string, permission: Permission,
+): Promise<BlocAccess> {
   const bloc = await ctx.store.findBloc(blocId);
-  if (user.role === "admin") {
-    if (!bloc) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
-    return bloc;
+  if (!bloc) {
+    if (principal.user.role === "admin" && principal.scope.blocs === null) {
+      throw new NotFoundError(`Bloc "${blocId}" does not exist`);
+    }
+    throw new AccessDeniedError();
   }
-  if (!bloc) throw new AccessDeniedError();
-  const grant = await ctx.store.findGrant(blocId, user.id);
-  if (!grant || !grant[permission]) throw new AccessDeniedError();
-  return bloc;
+  const access = effectiveAccess(principal, bloc, await ctx.store.accessFacts(bloc.id, principal.user.id));
+  if (!access.permissions.has(permission)) throw new AccessDeniedError();
+  return access;
+}
+
+/**
+ * Refuses a write that would put a record outside the writer's own profile filter,
+ * where they could no longer see it. `values` are the fields being written; with
+ * `whole`, a profile-filtered field left out counts as written empty.
+ */
+export function checkProfileWrite(
+  access: BlocAccess, principal: Principal, values: Readonly<Record<string, string>>, whole: boolean,
+): void {
+  if (principal.user.role === "admin") return;
+  for (const field of access.bloc.fields) {
+    if (!field.applyProfileFilter) continue;
+    const value = values[field.slug] ?? (whole ? "" : undefined);
+    if (value !== undefined && !principal.user.profile.includes(value)) {
+      throw new ProfileViolationError(
+        `${field.slug} may only hold one of your profile values; "${value}" is not one of them`,
+      );
+    }
+  }
+}
+
+export function grantOf(input: Partial<Grant>): Grant {
+  return {
+    read: input.read ?? false, add: input.add ?? false, update: input.update ?? false, seeHidden: input.seeHidden ?? false,
+  };
+}
+
+async function requireUser(ctx: Context, userId: string): Promise<User> {
+  const user = await ctx.store.findUser(userId);
+  if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
+  return user;
+}
+
+async function requireRole(ctx: Context, roleId: string): Promise<void> {
+  if (!(await ctx.store.findRole(roleId))) throw new NotFoundError(`Role "${roleId}" does not exist`);
 }
 
 export async function setGrant(ctx: Context, blocId: string, userId: string, grant: Grant): Promise<Grant> {
   await getBloc(ctx, blocId);
-  if (!(await ctx.store.findUser(userId))) throw new NotFoundError(`User "${userId}" does not exist`);
+  await requireUser(ctx, userId);
   await ctx.store.setGrant(blocId, userId, grant);
   return grant;
 }
 
 export async function removeGrant(ctx: Context, blocId: string, userId: string): Promise<void> {
   await getBloc(ctx, blocId);
-  if (!(await ctx.store.findUser(userId))) throw new NotFoundError(`User "${userId}" does not exist`);
+  await requireUser(ctx, userId);
   await ctx.store.removeGrant(blocId, userId);
+}
+
+export async function setRoleGrant(ctx: Context, blocId: string, roleId: string, grant: Grant): Promise<Grant> {
+  await getBloc(ctx, blocId);
+  await requireRole(ctx, roleId);
+  await ctx.store.setRoleGrant(blocId, roleId, grant);
+  return grant;
+}
+
+export async function removeRoleGrant(ctx: Context, blocId: string, roleId: string): Promise<void> {
+  await getBloc(ctx, blocId);
+  await requireRole(ctx, roleId);
+  await ctx.store.removeRoleGrant(blocId, roleId);
+}
+
+export async function setRestriction(ctx: Context, blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
+  await getBloc(ctx, blocId);
+  await requireUser(ctx, userId);
+  await ctx.store.setRestriction(blocId, userId, mode);
+}
+
+export async function removeRestriction(ctx: Context, blocId: string, userId: string): Promise<void> {
+  await getBloc(ctx, blocId);
+  await requireUser(ctx, userId);
+  await ctx.store.removeRestriction(blocId, userId);
+}
+
+export async function setRoleMember(ctx: Context, userId: string, roleId: string, member: boolean): Promise<void> {
+  await requireUser(ctx, userId);
+  await requireRole(ctx, roleId);
+  await ctx.store.setRoleMember(userId, roleId, member);
+}
+
+export async function createRole(ctx: Context, name: string): Promise<{ id: string; name: string }> {
+  const trimmed = name.trim();
+  if (trimmed === "") throw new InvalidInputError("name must not be empty");
+  try {
+    return await ctx.store.createRole(trimmed, ctx.now());
+  } catch (error) {
+    if (error instanceof ConflictError) throw new ConflictError(`A role named "${trimmed}" already exists`);
+    throw error;
+  }
+}
+
+export async function setProfile(ctx: Context, userId: string, profile: readonly string[]): Promise<User> {
+  await requireUser(ctx, userId);
+  await ctx.store.setProfile(userId, [...new Set(profile)]);
+  return requireUser(ctx, userId);
 }

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
-import type { Bloc, Field } from "./model.js";
+import type { Bloc, BlocSettings, Field } from "./model.js";
 import type { Context } from "./context.js";
 
 const SLUG = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
@@ -14,7 +14,10 @@ const RESERVED_SLUGS = new Set([
 export interface FieldInput {
   readonly name: string;
   readonly slug?: string | undefined;
+  readonly applyProfileFilter?: boolean | undefined;
 }
+
+const DEFAULT_SETTINGS: BlocSettings = { openToAllUsers: false, acceptingData: true, restriction: "none" };
 
 function checkName(what: string, name: string): string {
   const trimmed = name.trim();
@@ -43,11 +46,12 @@ function assignSlugs(existing: readonly Field[], inputs: readonly FieldInput[]):
   }
   return inputs.map((input, index) => {
     const name = checkName("field name", input.name);
-    if (input.slug !== undefined) return { slug: input.slug, name };
+    const applyProfileFilter = input.applyProfileFilter ?? false;
+    if (input.slug !== undefined) return { slug: input.slug, name, applyProfileFilter };
     let n = existing.length + index + 1;
     while (taken.has(`field_${n}`)) n += 1;
     taken.add(`field_${n}`);
-    return { slug: `field_${n}`, name };
+    return { slug: `field_${n}`, name, applyProfileFilter };
   });
 }
 
@@ -56,14 +60,23 @@ async function newBlocId(ctx: Context): Promise<string> {
   return String((await ctx.store.highestNumericBlocId()) + 1);
 }
 
-export async function createBloc(
-  ctx: Context, input: { name: string; fields?: readonly FieldInput[]; id?: string | undefined },
-): Promise<Bloc> {
+export interface BlocInput extends Partial<BlocSettings> {
+  readonly name: string;
+  readonly fields?: readonly FieldInput[] | undefined;
+  readonly id?: string | undefined;
+}
+
+export async function createBloc(ctx: Context, input: BlocInput): Promise<Bloc> {
   const name = checkName("name", input.name);
   const fields = assignSlugs([], input.fields ?? []);
+  const settings: BlocSettings = {
+    openToAllUsers: input.openToAllUsers ?? DEFAULT_SETTINGS.openToAllUsers,
+    acceptingData: input.acceptingData ?? DEFAULT_SETTINGS.acceptingData,
+    restriction: input.restriction ?? DEFAULT_SETTINGS.restriction,
+  };
   if (input.id !== undefined) {
     if (!BLOC_ID.test(input.id)) throw new InvalidInputError("id must be 1 to 64 letters, digits, - or _");
-    const bloc = { id: input.id, name, fields };
+    const bloc = { id: input.id, name, fields, ...settings };
     try {
       await ctx.store.createBloc(bloc, ctx.now());
     } catch (error) {
@@ -74,7 +87,7 @@ export async function createBloc(
   }
   // A numeric ID can be taken by a concurrent creation between reading the highest and inserting.
   for (let attempt = 0; ; attempt += 1) {
-    const bloc = { id: await newBlocId(ctx), name, fields };
+    const bloc = { id: await newBlocId(ctx), name, fields, ...settings };
     try {
       await ctx.store.createBloc(bloc, ctx.now());
       return bloc;
@@ -99,6 +112,26 @@ export async function addField(ctx: Context, blocId: string, input: FieldInput):
     if (error instanceof ConflictError) throw new ConflictError(`slug "${field!.slug}" is already used in this bloc`);
     throw error;
   }
+  return field!;
+}
+
+export async function updateBloc(ctx: Context, blocId: string, settings: Partial<BlocSettings>): Promise<Bloc> {
+  await getBloc(ctx, blocId);
+  await ctx.store.updateBlocSettings(blocId, settings);
+  return getBloc(ctx, blocId);
+}
+
+export async function updateField(
+  ctx: Context, blocId: string, slug: string, changes: { name?: string | undefined; applyProfileFilter?: boolean | undefined },
+): Promise<Field> {
+  await getBloc(ctx, blocId);
+  const name = changes.name === undefined ? undefined : checkName("name", changes.name);
+  const applied = await ctx.store.updateField(blocId, slug, {
+    ...(name === undefined ? {} : { name }),
+    ...(changes.applyProfileFilter === undefined ? {} : { applyProfileFilter: changes.applyProfileFilter }),
+  });
+  if (!applied) throw new NotFoundError(`Bloc "${blocId}" has no field "${slug}"`);
+  const field = (await getBloc(ctx, blocId)).fields.find((f) => f.slug === slug);
   return field!;
 }
 

@@ -67,3 +67,11 @@ export class PayloadTooLargeError extends ServiceError {
 export class UnsupportedMediaTypeError extends ServiceError {
   readonly kind = "unsupported-media-type";
 }
+
+/**
+ * A write that would put a record outside the writer's profile filter. Refused like
+ * a missing permission (each endpoint's authorisation status), but saying why.
+ */
+export class ProfileViolationError extends ServiceError {
+  readonly kind = "profile-violation";
+}

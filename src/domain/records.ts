@@ -1,9 +1,9 @@
 import { InvalidInputError } from "./errors.js";
-import { RECORD_ID_KEY, type Bloc, type MatchCondition, type Order, type StoredRecord, type User } from "./model.js";
+import { RECORD_ID_KEY, type Bloc, type MatchCondition, type Order, type StoredRecord } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
 import type { ValueCounts } from "../store/store.js";
-import { requireAccess } from "./access.js";
+import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
 
 /** Status of a record added through add-data: 1 = submitted. */
@@ -37,11 +37,12 @@ export interface AddedRecord {
   readonly autogenerateReplacements: readonly unknown[];
 }
 
-export async function addRecord(ctx: Context, user: User, input: AddRecordInput): Promise<AddedRecord> {
-  const bloc = await requireAccess(ctx, user, input.blocId, "add");
-  const values = storedValues(bloc, "dataToAdd", input.values);
+export async function addRecord(ctx: Context, principal: Principal, input: AddRecordInput): Promise<AddedRecord> {
+  const access = await requireAccess(ctx, principal, input.blocId, "add");
+  const values = storedValues(access.bloc, "dataToAdd", input.values);
+  checkProfileWrite(access, principal, values, true);
   const id = await ctx.store.insertRecord({
-    blocId: bloc.id, createdAt: ctx.now(), userId: user.id,
+    blocId: access.bloc.id, createdAt: ctx.now(), userId: principal.user.id,
     submittedStatus: SUBMITTED, jobId: input.jobId, values,
   });
   return { id, autogenerateReplacements: [] };
@@ -60,18 +61,18 @@ export interface RecordsPage {
   readonly records: readonly StoredRecord[];
   readonly count: number;
   readonly fieldCounts: ValueCounts;
-  /** Records in the whole bloc, whatever the window. */
+  /** Records of the whole bloc the reader may see, whatever the window. */
   readonly scansCounted: number;
 }
 
-export async function readRecords(ctx: Context, user: User, input: ReadRecordsInput): Promise<RecordsPage> {
-  const bloc = await requireAccess(ctx, user, input.blocId, "read");
-  const filter = { blocId: bloc.id, ...input.window };
+export async function readRecords(ctx: Context, principal: Principal, input: ReadRecordsInput): Promise<RecordsPage> {
+  const { bloc, visibility } = await requireAccess(ctx, principal, input.blocId, "read");
+  const filter = { blocId: bloc.id, visibility, ...input.window };
   const [records, count, fieldCounts, scansCounted] = await Promise.all([
     ctx.store.listRecords(filter, { order: input.order, limit: input.limit, offset: (input.page - 1) * input.limit }),
     ctx.store.countRecords(filter),
     ctx.store.countValues(filter, bloc.fields.map((field) => field.slug)),
-    ctx.store.countRecords({ blocId: bloc.id }),
+    ctx.store.countRecords({ blocId: bloc.id, visibility }),
   ]);
   return { bloc, records, count, fieldCounts, scansCounted };
 }
@@ -82,14 +83,19 @@ export interface UpdateRecordsInput {
   readonly search: Readonly<Record<string, unknown>>;
 }
 
-/** Sets `set` on every record whose values equal all of `search` exactly; returns their IDs ascending. */
-export async function updateRecords(ctx: Context, user: User, input: UpdateRecordsInput): Promise<number[]> {
-  const bloc = await requireAccess(ctx, user, input.blocId, "update");
+/**
+ * Sets `set` on every record the principal may see whose values equal all of
+ * `search` exactly; returns their IDs ascending.
+ */
+export async function updateRecords(ctx: Context, principal: Principal, input: UpdateRecordsInput): Promise<number[]> {
+  const access = await requireAccess(ctx, principal, input.blocId, "update");
+  const { bloc, visibility } = access;
   if (RECORD_ID_KEY in input.set) throw new InvalidInputError(`fieldsToUpdate cannot change ${RECORD_ID_KEY}`);
   const values = storedValues(bloc, "fieldsToUpdate", input.set);
   const match: MatchCondition[] = Object.entries(input.search).map(([key, value]) => {
     if (key !== RECORD_ID_KEY) knownField(bloc, "searchItems", key);
     return { key, values: [toStoredValue(`searchItems.${key}`, value)] };
   });
-  return ctx.store.updateRecords({ blocId: bloc.id, match }, values);
+  checkProfileWrite(access, principal, values, false);
+  return ctx.store.updateRecords({ blocId: bloc.id, visibility, match }, values);
 }

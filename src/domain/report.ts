@@ -1,8 +1,8 @@
 import { InvalidInputError } from "./errors.js";
-import type { Bloc, MatchCondition, Order, RecordCursor, RecordFilter, StoredRecord, User } from "./model.js";
+import type { Bloc, MatchCondition, Order, RecordCursor, RecordFilter, StoredRecord } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import { requireAccess } from "./access.js";
+import { requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
 
 export interface ReportColumn {
@@ -86,10 +86,12 @@ async function* onePage(
   yield* await ctx.store.listRecords(filter, { order, limit: page.size, offset: (page.number - 1) * page.size });
 }
 
-export async function buildReport(ctx: Context, user: User, input: ReportInput): Promise<Report> {
-  const bloc = await requireAccess(ctx, user, input.blocId, "read");
+export async function buildReport(ctx: Context, principal: Principal, input: ReportInput): Promise<Report> {
+  const { bloc, visibility } = await requireAccess(ctx, principal, input.blocId, "read");
   const columns = columnsOf(bloc, input.fields);
-  const filter: RecordFilter = { blocId: bloc.id, ...input.window, match: matchConditions(bloc, input.filter) };
+  const filter: RecordFilter = {
+    blocId: bloc.id, visibility, ...input.window, match: matchConditions(bloc, input.filter),
+  };
   const records = input.page ? onePage(ctx, filter, input.order, input.page) : batches(ctx, filter, input.order);
   async function* rows(): AsyncGenerator<Record<string, string>> {
     for await (const record of records) {

@@ -1,8 +1,9 @@
 import crypto from "node:crypto";
-import { NotFoundError, UnauthenticatedError } from "./errors.js";
+import { InvalidInputError, NotFoundError, UnauthenticatedError } from "./errors.js";
 import type { Context } from "./context.js";
 import type { Timestamp } from "./clock.js";
-import type { User } from "./model.js";
+import { PERMISSIONS, type Permission, type TokenScope } from "./model.js";
+import type { Principal } from "./access.js";
 
 const PREFIX = "bds_";
 
@@ -20,17 +21,43 @@ export interface IssuedToken {
   readonly token: string;
 }
 
-/** Creates a token for a user; the secret is returned here and never again. */
+export const UNSCOPED: TokenScope = { permissions: null, blocs: null };
+
+async function checkScope(ctx: Context, scope: TokenScope): Promise<TokenScope> {
+  if (scope.permissions) {
+    if (scope.permissions.length === 0) throw new InvalidInputError("permissions must name at least one of read, add, update");
+    for (const p of scope.permissions) {
+      if (!PERMISSIONS.includes(p)) throw new InvalidInputError(`permissions: "${p}" is not one of read, add, update`);
+    }
+  }
+  if (scope.blocs) {
+    if (scope.blocs.length === 0) throw new InvalidInputError("blocs must name at least one bloc");
+    for (const blocId of scope.blocs) {
+      if (!(await ctx.store.findBloc(blocId))) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
+    }
+  }
+  return {
+    permissions: scope.permissions && [...new Set(scope.permissions)] as Permission[],
+    blocs: scope.blocs && [...new Set(scope.blocs)],
+  };
+}
+
+/**
+ * Creates a token for a user; the secret is returned here and never again. A scope
+ * narrows the token below its user's rights: some permissions only, some blocs only.
+ */
 export async function issueToken(
-  ctx: Context, userId: string, options: { name?: string | null; expiresAt?: Timestamp | null; secret?: string },
+  ctx: Context, userId: string,
+  options: { name?: string | null; expiresAt?: Timestamp | null; secret?: string; scope?: TokenScope },
 ): Promise<IssuedToken> {
   const user = await ctx.store.findUser(userId);
   if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
+  const scope = await checkScope(ctx, options.scope ?? UNSCOPED);
   const secret = options.secret ?? generateSecret();
   const id = crypto.randomUUID();
   await ctx.store.createToken({
     id, userId: user.id, name: options.name ?? null, hash: hashSecret(secret),
-    expiresAt: options.expiresAt ?? null, createdAt: ctx.now(),
+    expiresAt: options.expiresAt ?? null, createdAt: ctx.now(), scope,
   });
   return { id, token: secret };
 }
@@ -41,8 +68,8 @@ export async function revokeToken(ctx: Context, tokenId: string): Promise<void> 
   }
 }
 
-/** The user a bearer secret belongs to; every failure reads the same to the caller. */
-export async function authenticate(ctx: Context, secret: string | undefined): Promise<User> {
+/** Who a bearer secret acts for; every failure reads the same to the caller. */
+export async function authenticate(ctx: Context, secret: string | undefined): Promise<Principal> {
   if (!secret) throw new UnauthenticatedError("An Authorization header with a Bearer token is required");
   const hash = hashSecret(secret);
   const found = await ctx.store.findTokenByHash(hash);
@@ -54,5 +81,5 @@ export async function authenticate(ctx: Context, secret: string | undefined): Pr
     (found.token.expiresAt !== null && found.token.expiresAt <= ctx.now())) {
     throw new UnauthenticatedError("The access token is invalid, expired or revoked");
   }
-  return found.user;
+  return { user: found.user, scope: found.token.scope };
 }

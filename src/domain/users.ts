@@ -1,12 +1,12 @@
-import { InvalidInputError } from "./errors.js";
-import { ROLES, type Role, type User } from "./model.js";
+import { InvalidInputError, NotFoundError } from "./errors.js";
+import { USER_ROLES, type Role, type UserRole, type User } from "./model.js";
 import type { Context } from "./context.js";
 import { hashSecret, issueToken } from "./tokens.js";
 
-export async function createUser(ctx: Context, name: string, role: Role = "member"): Promise<User> {
+export async function createUser(ctx: Context, name: string, role: UserRole = "member"): Promise<User> {
   const trimmed = name.trim();
   if (trimmed === "") throw new InvalidInputError("name must not be empty");
-  if (!ROLES.includes(role)) throw new InvalidInputError(`role must be one of ${ROLES.join(", ")}`);
+  if (!USER_ROLES.includes(role)) throw new InvalidInputError(`role must be one of ${USER_ROLES.join(", ")}`);
   return ctx.store.createUser(trimmed, role, ctx.now());
 }
 
@@ -22,4 +22,10 @@ export async function ensureAdminToken(ctx: Context, secret: string): Promise<vo
   }
   const admin = await createUser(ctx, "admin", "admin");
   await issueToken(ctx, admin.id, { name: "BLOC_ADMIN_TOKEN", secret });
+}
+
+export async function describeUser(ctx: Context, userId: string): Promise<User & { roles: Role[] }> {
+  const user = await ctx.store.findUser(userId);
+  if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
+  return { ...user, roles: await ctx.store.rolesOf(user.id) };
 }

@@ -6,9 +6,12 @@ import { requireAdmin, requireUser } from "./auth.js";
 import { BODY_LIMIT, installJsonParser } from "./body.js";
 import { installErrorHandler } from "./error-handler.js";
 import { addDataRoute } from "./routes/add-data.js";
-import { adminRoutes } from "./routes/admin.js";
+import { adminAccessRoutes } from "./routes/admin-access.js";
+import { adminBlocRoutes } from "./routes/admin-blocs.js";
+import { adminUserRoutes } from "./routes/admin-users.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { getDataRoute } from "./routes/get-data.js";
+import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
 
 export interface AppOptions {
@@ -23,7 +26,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     bodyLimit: BODY_LIMIT,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
-  app.decorateRequest("user", null);
+  app.decorateRequest("principal", null);
   installJsonParser(app);
   installErrorHandler(app, { debug: options.debug });
   await app.register(swagger, {
@@ -39,11 +42,14 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     getDataRoute(scope, ctx);
     getDataReportRoute(scope, ctx);
     updateRecordsRoute(scope, ctx);
+    meRoute(scope, ctx);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
     requireAdmin(scope, ctx);
-    adminRoutes(scope, ctx);
+    adminUserRoutes(scope, ctx);
+    adminBlocRoutes(scope, ctx);
+    adminAccessRoutes(scope, ctx);
   });
   return app;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AdminOnlyError, UnauthenticatedError } from "../domain/errors.js";
 import type { Context } from "../domain/context.js";
-import type { User } from "../domain/model.js";
+import type { Principal } from "../domain/access.js";
 import { authenticate } from "../domain/tokens.js";
 
 function bearerSecret(header: string | undefined): string | undefined {
@@ -15,18 +15,20 @@ function bearerSecret(header: string | undefined): string | undefined {
  */
 export function requireUser(app: FastifyInstance, ctx: Context): void {
   app.addHook("onRequest", async (request) => {
-    request.user = await authenticate(ctx, bearerSecret(request.headers.authorization));
+    request.principal = await authenticate(ctx, bearerSecret(request.headers.authorization));
   });
 }
 
+/** Admins only, and only with an unscoped token: a scoped token is for the data endpoints. */
 export function requireAdmin(app: FastifyInstance, ctx: Context): void {
   requireUser(app, ctx);
   app.addHook("onRequest", async (request) => {
-    if (currentUser(request).role !== "admin") throw new AdminOnlyError();
+    const { user, scope } = currentPrincipal(request);
+    if (user.role !== "admin" || scope.permissions !== null || scope.blocs !== null) throw new AdminOnlyError();
   });
 }
 
-export function currentUser(request: FastifyRequest): User {
-  if (!request.user) throw new UnauthenticatedError("An Authorization header with a Bearer token is required");
-  return request.user;
+export function currentPrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new UnauthenticatedError("An Authorization header with a Bearer token is required");
+  return request.principal;
 }

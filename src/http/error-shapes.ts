@@ -68,6 +68,8 @@ export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply 
   switch (error.kind) {
     case "access-denied":
       return { status: shape.denied.status, body: { [shape.denied.key]: shape.denied.text } };
+    case "profile-violation":
+      return { status: shape.denied.status, body: { [shape.denied.key]: error.message } };
     case "missing-parameter":
       // The spec words this one under `error` even where other failures use `message`.
       return { status: 400, body: { error: error.message } };

@@ -1,4 +1,4 @@
-import type { User } from "../domain/model.js";
+import type { Principal } from "../domain/access.js";
 import type { Endpoint } from "./error-shapes.js";
 
 declare module "fastify" {
@@ -7,6 +7,6 @@ declare module "fastify" {
     endpoint?: Endpoint;
   }
   interface FastifyRequest {
-    user: User | null;
+    principal: Principal | null;
   }
 }

@@ -54,6 +54,44 @@ const MIGRATIONS: readonly string[] = [
   -- Serves get-data's order and date windows, and the report's keyset reads.
   CREATE INDEX records_by_bloc_time ON records (bloc_id, created_at, id);
   `,
+  // Access control: roles, bloc settings, restrictions, profiles, scoped tokens.
+  `
+  ALTER TABLE users ADD COLUMN profile TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE tokens ADD COLUMN scope_permissions TEXT;
+  ALTER TABLE tokens ADD COLUMN scope_blocs TEXT;
+  ALTER TABLE blocs ADD COLUMN open_to_all INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE blocs ADD COLUMN accepting_data INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE blocs ADD COLUMN restriction TEXT NOT NULL DEFAULT 'none' CHECK (restriction IN ('none', 'own', 'hidden'));
+  ALTER TABLE fields ADD COLUMN apply_profile_filter INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE grants ADD COLUMN see_hidden INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE roles (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    name       TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE user_roles (
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    role_id INTEGER NOT NULL REFERENCES roles(id),
+    PRIMARY KEY (user_id, role_id)
+  );
+  CREATE TABLE role_grants (
+    bloc_id    TEXT NOT NULL REFERENCES blocs(id),
+    role_id    INTEGER NOT NULL REFERENCES roles(id),
+    can_read   INTEGER NOT NULL,
+    can_add    INTEGER NOT NULL,
+    can_update INTEGER NOT NULL,
+    see_hidden INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, role_id)
+  );
+  CREATE TABLE restrictions (
+    bloc_id TEXT NOT NULL REFERENCES blocs(id),
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    mode    TEXT NOT NULL CHECK (mode IN ('none', 'own', 'hidden')),
+    PRIMARY KEY (bloc_id, user_id)
+  );
+  -- Serves the own-records restriction without scanning other users' records.
+  CREATE INDEX records_by_bloc_user_time ON records (bloc_id, user_id, created_at, id);
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

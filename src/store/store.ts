@@ -1,5 +1,6 @@
 import type {
-  Bloc, Field, Grant, Order, RecordCursor, RecordFilter, Role, StoredRecord, Token, User,
+  Bloc, BlocSettings, Field, Grant, Order, RecordCursor, RecordFilter, RestrictionMode, Role,
+  StoredRecord, Token, TokenScope, User, UserRole,
 } from "../domain/model.js";
 
 export interface NewToken {
@@ -10,6 +11,7 @@ export interface NewToken {
   readonly hash: string;
   readonly expiresAt: string | null;
   readonly createdAt: string;
+  readonly scope: TokenScope;
 }
 
 export interface NewRecord {
@@ -27,6 +29,14 @@ export interface Page {
   readonly offset: number;
 }
 
+/** What decides a user's rights on one bloc, read in one go on every request (never cached). */
+export interface AccessFacts {
+  /** The user's own grant and those of each of their roles. */
+  readonly grants: readonly Grant[];
+  /** The user's own restriction on the bloc, overriding the bloc's default. */
+  readonly restriction: RestrictionMode | undefined;
+}
+
 /** Field slug → value → number of records holding it. */
 export type ValueCounts = Record<string, Record<string, number>>;
 
@@ -39,8 +49,16 @@ export type ValueCounts = Record<string, Record<string, number>>;
  * Creating something whose key exists throws ConflictError.
  */
 export interface Store {
-  createUser(name: string, role: Role, createdAt: string): Promise<User>;
+  createUser(name: string, role: UserRole, createdAt: string): Promise<User>;
   findUser(id: string): Promise<User | undefined>;
+  setProfile(userId: string, profile: readonly string[]): Promise<void>;
+
+  createRole(name: string, createdAt: string): Promise<Role>;
+  findRole(id: string): Promise<Role | undefined>;
+  listRoles(): Promise<Role[]>;
+  rolesOf(userId: string): Promise<Role[]>;
+  /** Makes the user a member of the role, or (member false) not. */
+  setRoleMember(userId: string, roleId: string, member: boolean): Promise<void>;
 
   createToken(token: NewToken): Promise<void>;
   findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined>;
@@ -51,12 +69,19 @@ export interface Store {
   findBloc(id: string): Promise<Bloc | undefined>;
   listBlocs(): Promise<Bloc[]>;
   addField(blocId: string, field: Field): Promise<void>;
+  updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void>;
+  /** False when the bloc has no such field. */
+  updateField(blocId: string, slug: string, changes: Partial<Omit<Field, "slug">>): Promise<boolean>;
   /** The largest bloc ID made only of digits, or 0. */
   highestNumericBlocId(): Promise<number>;
 
   setGrant(blocId: string, userId: string, grant: Grant): Promise<void>;
   removeGrant(blocId: string, userId: string): Promise<void>;
-  findGrant(blocId: string, userId: string): Promise<Grant | undefined>;
+  setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void>;
+  removeRoleGrant(blocId: string, roleId: string): Promise<void>;
+  setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void>;
+  removeRestriction(blocId: string, userId: string): Promise<void>;
+  accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
 
   /** Returns the new record's ID. */
   insertRecord(record: NewRecord): Promise<number>;

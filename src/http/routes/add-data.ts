@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { MissingParameterError } from "../../domain/errors.js";
 import type { Context } from "../../domain/context.js";
 import { addRecord } from "../../domain/records.js";
-import { currentUser } from "../auth.js";
+import { currentPrincipal } from "../auth.js";
 import { bodyParams } from "../body.js";
 import { jsonObject, optionalString, requiredId } from "../params.js";
 
@@ -15,7 +15,7 @@ export function addDataRoute(app: FastifyInstance, ctx: Context): void {
     const blocId = requiredId(params, "scanStationID");
     const values = jsonObject(params, "dataToAdd");
     if (!values) throw new MissingParameterError("dataToAdd is required");
-    const added = await addRecord(ctx, currentUser(request), {
+    const added = await addRecord(ctx, currentPrincipal(request), {
       blocId, jobId: optionalString(params, "jobID"), values,
     });
     return { returnedStationID: added.id, autogenerateReplacements: added.autogenerateReplacements };

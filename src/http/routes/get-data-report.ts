@@ -4,7 +4,7 @@ import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { buildReport, type ReportInput } from "../../domain/report.js";
 import { reportJson, reportXlsx } from "../../domain/report-writers.js";
-import { currentUser } from "../auth.js";
+import { currentPrincipal } from "../auth.js";
 import { readParams } from "../body.js";
 import { flag, integer, jsonObject, optionalString, present, requiredId, type Params } from "../params.js";
 
@@ -70,7 +70,7 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context): void {
           size: integer(filtering, "dataFilteringData.resultLimit", { min: 1, max: 10_000, fallback: 1000 }),
         }
         : undefined;
-      const report = await buildReport(ctx, currentUser(request), {
+      const report = await buildReport(ctx, currentPrincipal(request), {
         blocId, fields, window, page,
         filter: valueFilter(filtering["dataFilteringData.filterDataToQuery"]),
         order: flag(filtering, "dataFilteringData.reverse", false) ? "newest" : "oldest",

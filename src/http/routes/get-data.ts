@@ -3,7 +3,7 @@ import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { readRecords } from "../../domain/records.js";
 import { recordView, type RecordView } from "../../domain/record-view.js";
-import { currentUser } from "../auth.js";
+import { currentPrincipal } from "../auth.js";
 import { readParams } from "../body.js";
 import { flag, integer, requiredId } from "../params.js";
 
@@ -23,7 +23,7 @@ export function getDataRoute(app: FastifyInstance, ctx: Context): void {
       const page = integer(params, "currentPage", { min: 1, max: MAX_PAGE, fallback: 1 });
       const order = flag(params, "reverse", false) ? "oldest" : "newest";
       const window = parseWindow({ from: "fromDate", to: "toDate" }, params.fromDate, params.toDate);
-      const result = await readRecords(ctx, currentUser(request), { blocId, window, order, limit, page });
+      const result = await readRecords(ctx, currentPrincipal(request), { blocId, window, order, limit, page });
 
       // The spec's `data` is an object: records under "0", "1", … beside the aggregates.
       const data: Record<string, RecordView | unknown> = {};

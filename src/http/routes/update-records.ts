@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { MissingParameterError } from "../../domain/errors.js";
 import type { Context } from "../../domain/context.js";
 import { updateRecords } from "../../domain/records.js";
-import { currentUser } from "../auth.js";
+import { currentPrincipal } from "../auth.js";
 import { bodyParams } from "../body.js";
 import { jsonObject, present, requiredId } from "../params.js";
 
@@ -20,7 +20,7 @@ export function updateRecordsRoute(app: FastifyInstance, ctx: Context): void {
       throw new MissingParameterError(MISSING);
     }
     const blocId = requiredId(params, "blocId");
-    const ids = await updateRecords(ctx, currentUser(request), { blocId, set, search });
+    const ids = await updateRecords(ctx, currentPrincipal(request), { blocId, set, search });
     return { updated_record_ids: ids };
   });
 }

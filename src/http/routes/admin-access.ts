@@ -1,0 +1,57 @@
+import type { FastifyInstance } from "fastify";
+import type { Static } from "@sinclair/typebox";
+import type { Context } from "../../domain/context.js";
+import {
+  grantOf, removeGrant, removeRestriction, removeRoleGrant, setGrant, setRestriction, setRoleGrant,
+} from "../../domain/access.js";
+import {
+  BlocRoleParams, BlocUserParams, emptyBodyIsObject, GrantBody, RestrictionBody, tags,
+} from "./admin-schemas.js";
+
+/** Who may do what on a bloc: user grants, role grants and per-user restrictions. */
+export function adminAccessRoutes(app: FastifyInstance, ctx: Context): void {
+  app.put<{ Params: Static<typeof BlocUserParams>; Body: Static<typeof GrantBody> }>("/api/admin/blocs/:blocId/access/:userId", {
+    schema: { tags, params: BlocUserParams, body: GrantBody },
+    preValidation: emptyBodyIsObject,
+  }, async (request) => {
+    const { blocId, userId } = request.params;
+    return { blocId, userId, ...(await setGrant(ctx, blocId, userId, grantOf(request.body))) };
+  });
+
+  app.delete<{ Params: Static<typeof BlocUserParams> }>("/api/admin/blocs/:blocId/access/:userId", {
+    schema: { tags, params: BlocUserParams },
+  }, async (request, reply) => {
+    await removeGrant(ctx, request.params.blocId, request.params.userId);
+    return reply.status(204).send();
+  });
+
+  app.put<{ Params: Static<typeof BlocRoleParams>; Body: Static<typeof GrantBody> }>("/api/admin/blocs/:blocId/access/roles/:roleId", {
+    schema: { tags, params: BlocRoleParams, body: GrantBody },
+    preValidation: emptyBodyIsObject,
+  }, async (request) => {
+    const { blocId, roleId } = request.params;
+    return { blocId, roleId, ...(await setRoleGrant(ctx, blocId, roleId, grantOf(request.body))) };
+  });
+
+  app.delete<{ Params: Static<typeof BlocRoleParams> }>("/api/admin/blocs/:blocId/access/roles/:roleId", {
+    schema: { tags, params: BlocRoleParams },
+  }, async (request, reply) => {
+    await removeRoleGrant(ctx, request.params.blocId, request.params.roleId);
+    return reply.status(204).send();
+  });
+
+  app.put<{ Params: Static<typeof BlocUserParams>; Body: Static<typeof RestrictionBody> }>("/api/admin/blocs/:blocId/restrictions/:userId", {
+    schema: { tags, params: BlocUserParams, body: RestrictionBody },
+  }, async (request) => {
+    const { blocId, userId } = request.params;
+    await setRestriction(ctx, blocId, userId, request.body.mode);
+    return { blocId, userId, mode: request.body.mode };
+  });
+
+  app.delete<{ Params: Static<typeof BlocUserParams> }>("/api/admin/blocs/:blocId/restrictions/:userId", {
+    schema: { tags, params: BlocUserParams },
+  }, async (request, reply) => {
+    await removeRestriction(ctx, request.params.blocId, request.params.userId);
+    return reply.status(204).send();
+  });
+}

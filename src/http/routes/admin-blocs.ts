@@ -1,0 +1,33 @@
+import type { FastifyInstance } from "fastify";
+import type { Static } from "@sinclair/typebox";
+import type { Context } from "../../domain/context.js";
+import { addField, createBloc, getBloc, listBlocs, updateBloc, updateField } from "../../domain/blocs.js";
+import { BlocBody, BlocParams, BlocPatch, FieldBody, FieldParams, FieldPatch, tags } from "./admin-schemas.js";
+
+/** Blocs, their settings and fields. */
+export function adminBlocRoutes(app: FastifyInstance, ctx: Context): void {
+  app.post<{ Body: Static<typeof BlocBody> }>("/api/admin/blocs", {
+    schema: { tags, body: BlocBody },
+  }, async (request, reply) => {
+    const { id, ...rest } = request.body;
+    return reply.status(201).send(await createBloc(ctx, { ...rest, id: id === undefined ? undefined : String(id) }));
+  });
+
+  app.get("/api/admin/blocs", { schema: { tags } }, async () => ({ blocs: await listBlocs(ctx) }));
+
+  app.get<{ Params: Static<typeof BlocParams> }>("/api/admin/blocs/:blocId", {
+    schema: { tags, params: BlocParams },
+  }, async (request) => getBloc(ctx, request.params.blocId));
+
+  app.patch<{ Params: Static<typeof BlocParams>; Body: Static<typeof BlocPatch> }>("/api/admin/blocs/:blocId", {
+    schema: { tags, params: BlocParams, body: BlocPatch },
+  }, async (request) => updateBloc(ctx, request.params.blocId, request.body));
+
+  app.post<{ Params: Static<typeof BlocParams>; Body: Static<typeof FieldBody> }>("/api/admin/blocs/:blocId/fields", {
+    schema: { tags, params: BlocParams, body: FieldBody },
+  }, async (request, reply) => reply.status(201).send(await addField(ctx, request.params.blocId, request.body)));
+
+  app.patch<{ Params: Static<typeof FieldParams>; Body: Static<typeof FieldPatch> }>("/api/admin/blocs/:blocId/fields/:slug", {
+    schema: { tags, params: FieldParams, body: FieldPatch },
+  }, async (request) => updateField(ctx, request.params.blocId, request.params.slug, request.body));
+}

@@ -1,0 +1,76 @@
+import type { FastifyRequest } from "fastify";
+import { Type } from "@sinclair/typebox";
+
+/** Request schemas of the admin API; Fastify validates bodies against them and the OpenAPI document lists them. */
+export const tags = ["admin"];
+
+const Name = Type.String({ minLength: 1, maxLength: 200 });
+const Permission = Type.Union([Type.Literal("read"), Type.Literal("add"), Type.Literal("update")]);
+const Restriction = Type.Union([Type.Literal("none"), Type.Literal("own"), Type.Literal("hidden")]);
+const BlocId = Type.Union([Type.String(), Type.Integer({ minimum: 0 })]);
+
+export const FieldBody = Type.Object({
+  name: Name,
+  slug: Type.Optional(Type.String()),
+  applyProfileFilter: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const FieldPatch = Type.Object({
+  name: Type.Optional(Name),
+  applyProfileFilter: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+const Settings = {
+  openToAllUsers: Type.Optional(Type.Boolean()),
+  acceptingData: Type.Optional(Type.Boolean()),
+  restriction: Type.Optional(Restriction),
+};
+
+export const BlocBody = Type.Object({
+  name: Name,
+  fields: Type.Optional(Type.Array(FieldBody, { maxItems: 500 })),
+  id: Type.Optional(BlocId),
+  ...Settings,
+}, { additionalProperties: false });
+
+export const BlocPatch = Type.Object(Settings, { additionalProperties: false });
+
+export const UserBody = Type.Object({
+  name: Name,
+  role: Type.Optional(Type.Union([Type.Literal("admin"), Type.Literal("member")])),
+}, { additionalProperties: false });
+
+export const UserPatch = Type.Object({
+  profile: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000 }),
+}, { additionalProperties: false });
+
+export const TokenBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 200 })),
+  expiresAt: Type.Optional(Type.String({ description: "YYYY-MM-DD HH:MM:SS in BLOC_TIMEZONE" })),
+  permissions: Type.Optional(Type.Array(Permission, { minItems: 1 })),
+  blocs: Type.Optional(Type.Array(BlocId, { minItems: 1 })),
+}, { additionalProperties: false });
+
+export const RoleBody = Type.Object({ name: Name }, { additionalProperties: false });
+
+export const GrantBody = Type.Object({
+  read: Type.Optional(Type.Boolean()),
+  add: Type.Optional(Type.Boolean()),
+  update: Type.Optional(Type.Boolean()),
+  seeHidden: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const RestrictionBody = Type.Object({ mode: Restriction }, { additionalProperties: false });
+
+export const UserParams = Type.Object({ userId: Type.String() });
+export const TokenParams = Type.Object({ tokenId: Type.String() });
+export const BlocParams = Type.Object({ blocId: Type.String() });
+export const FieldParams = Type.Object({ blocId: Type.String(), slug: Type.String() });
+export const UserRoleParams = Type.Object({ userId: Type.String(), roleId: Type.String() });
+export const BlocUserParams = Type.Object({ blocId: Type.String(), userId: Type.String() });
+export const BlocRoleParams = Type.Object({ blocId: Type.String(), roleId: Type.String() });
+
+/** Lets a body whose every key is optional be left out entirely. */
+export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
