@@ -255,7 +255,7 @@ export class SqliteStore implements Store {
   }
 
   async listBlocs(): Promise<Bloc[]> {
-    const blocs = this.statement(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, id`).all() as BlocRow[];
+    const blocs = this.statement(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, rowid`).all() as BlocRow[];
     const fields = this.statement(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`).all() as FieldRow[];
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) byBloc.set(field.bloc_id, [...(byBloc.get(field.bloc_id) ?? []), field]);
