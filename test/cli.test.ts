@@ -23,9 +23,9 @@ test("the CLI sets up a store that the server then serves", async () => {
     assert.equal(bloc.id, "1");
     assert.deepEqual(bloc.fields.map((f: { slug: string }) => f.slug), ["field_1", "field_2"]);
     const field = await cli("field", "add", bloc.id, "Shift", "--slug", "shift");
-    assert.deepEqual(field, { slug: "shift", name: "Shift" });
+    assert.deepEqual(field, { slug: "shift", name: "Shift", applyProfileFilter: false });
     assert.deepEqual(await cli("grant", bloc.id, user.id, "read,add"),
-      { blocId: "1", userId: user.id, read: true, add: true, update: false });
+      { blocId: "1", userId: user.id, read: true, add: true, update: false, seeHidden: false });
     const token = await cli("token", "add", user.id, "--name", "scanner");
     const spare = await cli("token", "add", user.id);
     await cli("token", "revoke", spare.id);
@@ -64,6 +64,48 @@ test("the CLI refuses a bad command with its usage and exit code 2, and a failur
     const missing = await runToEnd(CLI_ENTRY, ["token", "add", "999"], {}, cwd);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr.trim(), 'bloc-data: User "999" does not exist');
+  } finally {
+    await fs.rm(cwd, { recursive: true, force: true });
+  }
+});
+
+test("the CLI's access verbs configure what /api/me then reports", async () => {
+  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cli-"));
+  const env = { DATABASE_URL: "sqlite:./store/bloc.db" };
+  const cli = async (...args: string[]): Promise<any> => {
+    const result = await runToEnd(CLI_ENTRY, args, env, cwd);
+    assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
+    return JSON.parse(result.stdout);
+  };
+  try {
+    await cli("init");
+    const user = await cli("user", "add", "Ann");
+    const bloc = await cli("bloc", "add", "Scans", "--field", "Part", "--field", "Site", "--id", "scans");
+    assert.equal((await cli("field", "set", "scans", "field_2", "--profile-filter", "true")).applyProfileFilter, true);
+    assert.deepEqual((await cli("user", "profile", user.id, "Dublin", "Cork")).profile, ["Dublin", "Cork"]);
+    const role = await cli("role", "add", "leads");
+    await cli("role", "assign", user.id, role.id);
+    assert.deepEqual(await cli("role", "grant", bloc.id, role.id, "read,seeHidden"),
+      { blocId: "scans", roleId: role.id, read: true, add: false, update: false, seeHidden: true });
+    await cli("grant", bloc.id, user.id, "add");
+    const settings = await cli("bloc", "set", bloc.id, "--restriction", "hidden", "--open-to-all", "false");
+    assert.equal(settings.restriction, "hidden");
+    await cli("restrict", bloc.id, user.id, "own");
+    const shown = await cli("user", "show", user.id);
+    assert.deepEqual(shown.roles, [{ id: role.id, name: "leads" }]);
+    const token = await cli("token", "add", user.id, "--permissions", "read", "--blocs", "scans");
+
+    const server = await startProcess(env, cwd);
+    try {
+      const me = await call(server.url, "GET", "/api/me", { token: token.token });
+      assert.deepEqual(me.json.blocs, [{ id: "scans", name: "Scans", permissions: ["read"], restriction: "own", seeHidden: true }]);
+      assert.deepEqual(me.json.token, { permissions: ["read"], blocs: ["scans"] });
+    } finally {
+      await server.stop();
+    }
+    await cli("restrict", bloc.id, user.id, "default");
+    const bad = await runToEnd(CLI_ENTRY, ["restrict", bloc.id, user.id, "everything"], env, cwd);
+    assert.equal(bad.code, 2);
   } finally {
     await fs.rm(cwd, { recursive: true, force: true });
   }
