@@ -9,6 +9,8 @@ const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const RESERVED_SLUGS = new Set([
   "created_at", "user_id", "submitted_status", "service_entry_row_id", "time_stamp", "date_stamp",
   "count", "fieldCounts", "countLimitInfo", "fieldNames",
+  // Slugs become object keys; this one would set a prototype instead.
+  "__proto__",
 ]);
 
 export interface FieldInput {

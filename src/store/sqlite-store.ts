@@ -371,18 +371,16 @@ export class SqliteStore implements Store {
   }
 
   async countValues(filter: RecordFilter, slugs: readonly string[]): Promise<ValueCounts> {
-    const counts: ValueCounts = Object.fromEntries(slugs.map((slug) => [slug, {}]));
+    // Values become keys: entries, not assignment, so that a value such as "__proto__" is kept.
+    const entries = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
     const where = whereClause(filter);
     const rows = this.statement(`
       SELECT j.key AS slug, j.value AS value, COUNT(*) AS n
       FROM records r, json_each(r.data) j
       WHERE ${where.sql} AND j.value <> ''
       GROUP BY j.key, j.value`).all(...where.params) as { slug: string; value: string; n: number }[];
-    for (const row of rows) {
-      const bucket = counts[row.slug];
-      if (bucket) bucket[row.value] = row.n;
-    }
-    return counts;
+    for (const row of rows) entries.get(row.slug)?.push([row.value, row.n]);
+    return Object.fromEntries([...entries].map(([slug, pairs]) => [slug, Object.fromEntries(pairs)]));
   }
 
   async listRecordsAfter(

@@ -25,9 +25,9 @@ function fieldsToReport(params: Params): ReportInput["fields"] {
   return keys;
 }
 
-function valueFilter(raw: unknown): Record<string, readonly unknown[]> {
-  if (raw === undefined || raw === null) return {};
-  const object = jsonObject({ filterDataToQuery: raw }, "dataFilteringData.filterDataToQuery")!;
+function valueFilter(filtering: Params): Record<string, readonly unknown[]> {
+  const object = jsonObject(filtering, "dataFilteringData.filterDataToQuery");
+  if (!object) return {};
   return Object.fromEntries(Object.entries(object).map(([slug, values]) => [slug, Array.isArray(values) ? values : [values]]));
 }
 
@@ -72,7 +72,7 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context): void {
         : undefined;
       const report = await buildReport(ctx, currentPrincipal(request), {
         blocId, fields, window, page,
-        filter: valueFilter(filtering["dataFilteringData.filterDataToQuery"]),
+        filter: valueFilter(filtering),
         order: flag(filtering, "dataFilteringData.reverse", false) ? "newest" : "oldest",
       });
       if (responseType === "blob") {
