@@ -40,7 +40,7 @@ describe("admin API: users", () => {
     for (const role of ["member", "admin"] as const) {
       const reply = await server.call("POST", "/api/admin/users", { json: { name: `Someone ${role}`, role } });
       assert.equal(reply.status, 201, reply.text);
-      assert.deepEqual(keysOf(reply.json), ["id", "name", "role"]);
+      assert.deepEqual(keysOf(reply.json), ["id", "name", "profile", "role"]);
       assert.equal(typeof reply.json.id, "string");
       assert.notEqual(reply.json.id, "");
       assert.equal(reply.json.name, `Someone ${role}`);
@@ -187,11 +187,11 @@ describe("admin API: blocs and fields", () => {
       json: { name: "Inspections", fields: [{ name: "Site" }, { name: "Inspector" }, { name: "Result" }] },
     });
     assert.equal(reply.status, 201, reply.text);
-    assert.deepEqual(keysOf(reply.json), ["fields", "id", "name"]);
+    assert.deepEqual(keysOf(reply.json), ["acceptingData", "fields", "id", "name", "openToAllUsers", "restriction"]);
     assert.match(reply.json.id, UUID);
     assert.equal(reply.json.name, "Inspections");
     assert.deepEqual(reply.json.fields, [
-      { slug: "field_1", name: "Site" }, { slug: "field_2", name: "Inspector" }, { slug: "field_3", name: "Result" },
+      { slug: "field_1", name: "Site", applyProfileFilter: false }, { slug: "field_2", name: "Inspector", applyProfileFilter: false }, { slug: "field_3", name: "Result", applyProfileFilter: false },
     ]);
   });
 
@@ -261,14 +261,14 @@ describe("admin API: blocs and fields", () => {
     const blocId = await addBloc(server, "Growing", ["One", "Two"]);
     const third = await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Three" } });
     assert.equal(third.status, 201, third.text);
-    assert.deepEqual(third.json, { slug: "field_3", name: "Three" });
+    assert.deepEqual(third.json, { slug: "field_3", name: "Three", applyProfileFilter: false });
     const custom = await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Notes", slug: "notes" } });
     assert.equal(custom.status, 201, custom.text);
-    assert.deepEqual(custom.json, { slug: "notes", name: "Notes" });
+    assert.deepEqual(custom.json, { slug: "notes", name: "Notes", applyProfileFilter: false });
     const shown = await server.call("GET", `/api/admin/blocs/${blocId}`);
     assert.deepEqual(shown.json.fields, [
-      { slug: "field_1", name: "One" }, { slug: "field_2", name: "Two" },
-      { slug: "field_3", name: "Three" }, { slug: "notes", name: "Notes" },
+      { slug: "field_1", name: "One", applyProfileFilter: false }, { slug: "field_2", name: "Two", applyProfileFilter: false },
+      { slug: "field_3", name: "Three", applyProfileFilter: false }, { slug: "notes", name: "Notes", applyProfileFilter: false },
     ]);
     const added = await server.call("POST", "/api/add-data", { json: { scanStationID: blocId, dataToAdd: { field_3: "c", notes: "n" } } });
     assert.equal(added.status, 200, added.text);
@@ -283,7 +283,7 @@ describe("admin API: blocs and fields", () => {
     assertError(await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Bad", slug: "no-dash" } }), 400);
     assertError(await server.call("POST", "/api/admin/blocs/no-such-bloc/fields", { json: { name: "X" } }), 404);
     const shown = await server.call("GET", `/api/admin/blocs/${blocId}`);
-    assert.deepEqual(shown.json.fields, [{ slug: "field_1", name: "One" }]);
+    assert.deepEqual(shown.json.fields, [{ slug: "field_1", name: "One", applyProfileFilter: false }]);
   });
 
   test("GET /api/admin/blocs lists blocs with their fields; GET /api/admin/blocs/:id shows one", async () => {
@@ -292,7 +292,7 @@ describe("admin API: blocs and fields", () => {
     assert.equal(list.status, 200, list.text);
     assert.ok(Array.isArray(list.json.blocs));
     const listed = list.json.blocs.find((b: { id: string }) => b.id === blocId);
-    assert.deepEqual(listed, { id: blocId, name: "Listed", fields: [{ slug: "field_1", name: "Alpha" }, { slug: "field_2", name: "Beta" }] });
+    assert.deepEqual(listed, { id: blocId, name: "Listed", openToAllUsers: false, acceptingData: true, restriction: "none", fields: [{ slug: "field_1", name: "Alpha", applyProfileFilter: false }, { slug: "field_2", name: "Beta", applyProfileFilter: false }] });
     const shown = await server.call("GET", `/api/admin/blocs/${blocId}`);
     assert.equal(shown.status, 200, shown.text);
     assert.deepEqual(shown.json, listed);
