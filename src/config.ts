@@ -11,6 +11,10 @@ export interface Config {
   readonly timezone: string;
   readonly debug: boolean;
   readonly logLevel: string;
+  /** Where uploaded files are kept. */
+  readonly filesDir: string;
+  /** Largest accepted upload, per file. */
+  readonly maxFileBytes: number;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -65,6 +69,13 @@ function adminToken(env: Env): string | undefined {
   return raw;
 }
 
+function byteCount(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`${name} must be a whole number of bytes, got "${raw}"`);
+  return Number(raw);
+}
+
 function flag(env: Env, name: string): boolean {
   const raw = env[name] ?? "0";
   if (raw !== "0" && raw !== "1") throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
@@ -82,6 +93,8 @@ export function readConfig(env: Env = process.env): Config {
     timezone: timezone(env),
     debug: flag(env, "BLOC_DEBUG"),
     logLevel: oneOf(env, "BLOC_LOG_LEVEL", LOG_LEVELS, "info"),
+    filesDir: path.resolve(env.BLOC_FILES_DIR || "./data/files"),
+    maxFileBytes: byteCount(env, "BLOC_MAX_FILE_BYTES", 25 * 1024 * 1024),
   });
 }
 

@@ -6,7 +6,7 @@ import { openContext } from "./open-context.js";
 async function main(): Promise<void> {
   const config = readConfig();
   const ctx = await openContext(config);
-  const app = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel });
+  const app = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
   const address = await app.listen({ port: config.port, host: config.host });
   process.stdout.write(`Bloc Data Service listening on ${address}\n`);
   const stop = async (): Promise<void> => {

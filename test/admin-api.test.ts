@@ -7,6 +7,15 @@ import { call, type Reply } from "./support/http.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { keysOf } from "./support/fixtures.js";
 
+/** A field as the admin API shows one created with only a name (and maybe a slug). */
+function textField(slug: string, name: string): Record<string, unknown> {
+  return { slug, name, applyProfileFilter: false, type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null };
+}
+
+const DEFAULT_SETTINGS = {
+  openToAllUsers: false, acceptingData: true, restriction: "none", moduleId: null, requireJob: false, scanLimit: null, scanLimitPeriod: null,
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let server: TestServer;
@@ -187,11 +196,11 @@ describe("admin API: blocs and fields", () => {
       json: { name: "Inspections", fields: [{ name: "Site" }, { name: "Inspector" }, { name: "Result" }] },
     });
     assert.equal(reply.status, 201, reply.text);
-    assert.deepEqual(keysOf(reply.json), ["acceptingData", "fields", "id", "name", "openToAllUsers", "restriction"]);
+    assert.deepEqual(keysOf(reply.json), ["acceptingData", "fields", "id", "moduleId", "name", "openToAllUsers", "requireJob", "restriction", "scanLimit", "scanLimitPeriod"]);
     assert.match(reply.json.id, UUID);
     assert.equal(reply.json.name, "Inspections");
     assert.deepEqual(reply.json.fields, [
-      { slug: "field_1", name: "Site", applyProfileFilter: false }, { slug: "field_2", name: "Inspector", applyProfileFilter: false }, { slug: "field_3", name: "Result", applyProfileFilter: false },
+      textField("field_1", "Site"), textField("field_2", "Inspector"), textField("field_3", "Result"),
     ]);
   });
 
@@ -261,14 +270,14 @@ describe("admin API: blocs and fields", () => {
     const blocId = await addBloc(server, "Growing", ["One", "Two"]);
     const third = await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Three" } });
     assert.equal(third.status, 201, third.text);
-    assert.deepEqual(third.json, { slug: "field_3", name: "Three", applyProfileFilter: false });
+    assert.deepEqual(third.json, textField("field_3", "Three"));
     const custom = await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Notes", slug: "notes" } });
     assert.equal(custom.status, 201, custom.text);
-    assert.deepEqual(custom.json, { slug: "notes", name: "Notes", applyProfileFilter: false });
+    assert.deepEqual(custom.json, textField("notes", "Notes"));
     const shown = await server.call("GET", `/api/admin/blocs/${blocId}`);
     assert.deepEqual(shown.json.fields, [
-      { slug: "field_1", name: "One", applyProfileFilter: false }, { slug: "field_2", name: "Two", applyProfileFilter: false },
-      { slug: "field_3", name: "Three", applyProfileFilter: false }, { slug: "notes", name: "Notes", applyProfileFilter: false },
+      textField("field_1", "One"), textField("field_2", "Two"),
+      textField("field_3", "Three"), textField("notes", "Notes"),
     ]);
     const added = await server.call("POST", "/api/add-data", { json: { scanStationID: blocId, dataToAdd: { field_3: "c", notes: "n" } } });
     assert.equal(added.status, 200, added.text);
@@ -283,7 +292,7 @@ describe("admin API: blocs and fields", () => {
     assertError(await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Bad", slug: "no-dash" } }), 400);
     assertError(await server.call("POST", "/api/admin/blocs/no-such-bloc/fields", { json: { name: "X" } }), 404);
     const shown = await server.call("GET", `/api/admin/blocs/${blocId}`);
-    assert.deepEqual(shown.json.fields, [{ slug: "field_1", name: "One", applyProfileFilter: false }]);
+    assert.deepEqual(shown.json.fields, [textField("field_1", "One")]);
   });
 
   test("GET /api/admin/blocs lists blocs with their fields; GET /api/admin/blocs/:id shows one", async () => {
@@ -292,7 +301,7 @@ describe("admin API: blocs and fields", () => {
     assert.equal(list.status, 200, list.text);
     assert.ok(Array.isArray(list.json.blocs));
     const listed = list.json.blocs.find((b: { id: string }) => b.id === blocId);
-    assert.deepEqual(listed, { id: blocId, name: "Listed", openToAllUsers: false, acceptingData: true, restriction: "none", fields: [{ slug: "field_1", name: "Alpha", applyProfileFilter: false }, { slug: "field_2", name: "Beta", applyProfileFilter: false }] });
+    assert.deepEqual(listed, { id: blocId, name: "Listed", ...DEFAULT_SETTINGS, fields: [textField("field_1", "Alpha"), textField("field_2", "Beta")] });
     const shown = await server.call("GET", `/api/admin/blocs/${blocId}`);
     assert.equal(shown.status, 200, shown.text);
     assert.deepEqual(shown.json, listed);

@@ -23,7 +23,10 @@ test("the CLI sets up a store that the server then serves", async () => {
     assert.equal(bloc.id, "1");
     assert.deepEqual(bloc.fields.map((f: { slug: string }) => f.slug), ["field_1", "field_2"]);
     const field = await cli("field", "add", bloc.id, "Shift", "--slug", "shift");
-    assert.deepEqual(field, { slug: "shift", name: "Shift", applyProfileFilter: false });
+    assert.deepEqual(field, {
+      slug: "shift", name: "Shift", applyProfileFilter: false,
+      type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
+    });
     assert.deepEqual(await cli("grant", bloc.id, user.id, "read,add"),
       { blocId: "1", userId: user.id, read: true, add: true, update: false, seeHidden: false });
     const token = await cli("token", "add", user.id, "--name", "scanner");

@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import type { Bloc, BlocSettings, Field } from "./model.js";
 import type { Context } from "./context.js";
+import { resolveRules, TEXT_RULES, type RulesInput } from "./field-rules.js";
 
 const SLUG = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -13,13 +14,21 @@ const RESERVED_SLUGS = new Set([
   "__proto__",
 ]);
 
-export interface FieldInput {
+export interface FieldInput extends RulesInput {
   readonly name: string;
   readonly slug?: string | undefined;
   readonly applyProfileFilter?: boolean | undefined;
 }
 
-const DEFAULT_SETTINGS: BlocSettings = { openToAllUsers: false, acceptingData: true, restriction: "none" };
+export interface FieldChanges extends RulesInput {
+  readonly name?: string | undefined;
+  readonly applyProfileFilter?: boolean | undefined;
+}
+
+const DEFAULT_SETTINGS: BlocSettings = {
+  openToAllUsers: false, acceptingData: true, restriction: "none",
+  moduleId: null, requireJob: false, scanLimit: null, scanLimitPeriod: null,
+};
 
 function checkName(what: string, name: string): string {
   const trimmed = name.trim();
@@ -36,25 +45,40 @@ function checkSlug(slug: string): string {
 }
 
 /**
- * Gives each field its slug: the one asked for, else `field_<n>` for the field's
- * position n, moving on to the next free number if that slug is taken.
+ * Gives each field its slug (the one asked for, else `field_<n>` for the field's
+ * position n, moving on to the next free number if that slug is taken) and its rules.
  */
-function assignSlugs(existing: readonly Field[], inputs: readonly FieldInput[]): Field[] {
+function newFields(existing: readonly Field[], inputs: readonly FieldInput[]): Field[] {
   const taken = new Set(existing.map((f) => f.slug));
   const explicit = inputs.filter((f) => f.slug !== undefined).map((f) => checkSlug(f.slug!));
   for (const slug of explicit) {
     if (taken.has(slug)) throw new ConflictError(`slug "${slug}" is already used in this bloc`);
     taken.add(slug);
   }
-  return inputs.map((input, index) => {
-    const name = checkName("field name", input.name);
-    const applyProfileFilter = input.applyProfileFilter ?? false;
-    if (input.slug !== undefined) return { slug: input.slug, name, applyProfileFilter };
+  const slugs = inputs.map((input, index) => {
+    if (input.slug !== undefined) return input.slug;
     let n = existing.length + index + 1;
     while (taken.has(`field_${n}`)) n += 1;
     taken.add(`field_${n}`);
-    return { slug: `field_${n}`, name, applyProfileFilter };
+    return `field_${n}`;
   });
+  const allSlugs = [...existing.map((f) => f.slug), ...slugs];
+  return inputs.map((input, index) => ({
+    slug: slugs[index]!,
+    name: checkName("field name", input.name),
+    applyProfileFilter: input.applyProfileFilter ?? false,
+    ...resolveRules(TEXT_RULES, input, allSlugs),
+  }));
+}
+
+async function checkSettings(ctx: Context, settings: Partial<BlocSettings>): Promise<void> {
+  if (settings.moduleId !== undefined && settings.moduleId !== null && !(await ctx.store.findModule(settings.moduleId))) {
+    throw new NotFoundError(`Module "${settings.moduleId}" does not exist`);
+  }
+  if (settings.scanLimit !== undefined && settings.scanLimit !== null &&
+    (!Number.isInteger(settings.scanLimit) || settings.scanLimit < 1)) {
+    throw new InvalidInputError("scanLimit must be a whole number of at least 1, or null for no limit");
+  }
 }
 
 async function newBlocId(ctx: Context): Promise<string> {
@@ -69,20 +93,21 @@ export interface BlocInput extends Partial<BlocSettings> {
 }
 
 export async function createBloc(ctx: Context, input: BlocInput): Promise<Bloc> {
-  const name = checkName("name", input.name);
-  const fields = assignSlugs([], input.fields ?? []);
-  const settings: BlocSettings = {
-    openToAllUsers: input.openToAllUsers ?? DEFAULT_SETTINGS.openToAllUsers,
-    acceptingData: input.acceptingData ?? DEFAULT_SETTINGS.acceptingData,
-    restriction: input.restriction ?? DEFAULT_SETTINGS.restriction,
-  };
-  if (input.id !== undefined) {
-    if (!BLOC_ID.test(input.id)) throw new InvalidInputError("id must be 1 to 64 letters, digits, - or _");
-    const bloc = { id: input.id, name, fields, ...settings };
+  const { name: rawName, fields: fieldInputs, id, ...given } = input;
+  const name = checkName("name", rawName);
+  const fields = newFields([], fieldInputs ?? []);
+  const settings: BlocSettings = { ...DEFAULT_SETTINGS };
+  for (const [key, value] of Object.entries(given)) {
+    if (value !== undefined && key in DEFAULT_SETTINGS) Object.assign(settings, { [key]: value });
+  }
+  await checkSettings(ctx, settings);
+  if (id !== undefined) {
+    if (!BLOC_ID.test(id)) throw new InvalidInputError("id must be 1 to 64 letters, digits, - or _");
+    const bloc = { id, name, fields, ...settings };
     try {
       await ctx.store.createBloc(bloc, ctx.now());
     } catch (error) {
-      if (error instanceof ConflictError) throw new ConflictError(`A bloc with id "${input.id}" already exists`);
+      if (error instanceof ConflictError) throw new ConflictError(`A bloc with id "${id}" already exists`);
       throw error;
     }
     return bloc;
@@ -107,7 +132,7 @@ export async function getBloc(ctx: Context, blocId: string): Promise<Bloc> {
 
 export async function addField(ctx: Context, blocId: string, input: FieldInput): Promise<Field> {
   const bloc = await getBloc(ctx, blocId);
-  const [field] = assignSlugs(bloc.fields, [input]);
+  const [field] = newFields(bloc.fields, [input]);
   try {
     await ctx.store.addField(blocId, field!);
   } catch (error) {
@@ -119,22 +144,23 @@ export async function addField(ctx: Context, blocId: string, input: FieldInput):
 
 export async function updateBloc(ctx: Context, blocId: string, settings: Partial<BlocSettings>): Promise<Bloc> {
   await getBloc(ctx, blocId);
+  await checkSettings(ctx, settings);
   await ctx.store.updateBlocSettings(blocId, settings);
   return getBloc(ctx, blocId);
 }
 
-export async function updateField(
-  ctx: Context, blocId: string, slug: string, changes: { name?: string | undefined; applyProfileFilter?: boolean | undefined },
-): Promise<Field> {
-  await getBloc(ctx, blocId);
-  const name = changes.name === undefined ? undefined : checkName("name", changes.name);
-  const applied = await ctx.store.updateField(blocId, slug, {
-    ...(name === undefined ? {} : { name }),
-    ...(changes.applyProfileFilter === undefined ? {} : { applyProfileFilter: changes.applyProfileFilter }),
-  });
-  if (!applied) throw new NotFoundError(`Bloc "${blocId}" has no field "${slug}"`);
-  const field = (await getBloc(ctx, blocId)).fields.find((f) => f.slug === slug);
-  return field!;
+export async function updateField(ctx: Context, blocId: string, slug: string, changes: FieldChanges): Promise<Field> {
+  const bloc = await getBloc(ctx, blocId);
+  const current = bloc.fields.find((f) => f.slug === slug);
+  if (!current) throw new NotFoundError(`Bloc "${blocId}" has no field "${slug}"`);
+  const field: Field = {
+    slug,
+    name: changes.name === undefined ? current.name : checkName("name", changes.name),
+    applyProfileFilter: changes.applyProfileFilter ?? current.applyProfileFilter,
+    ...resolveRules(current, changes, bloc.fields.map((f) => f.slug)),
+  };
+  await ctx.store.updateField(blocId, field);
+  return field;
 }
 
 export function listBlocs(ctx: Context): Promise<Bloc[]> {

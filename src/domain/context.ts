@@ -1,10 +1,15 @@
 import type { IdStyle } from "../config.js";
 import type { Store } from "../store/store.js";
+import type { FileBlobs } from "../store/file-blobs.js";
 import type { Clock } from "./clock.js";
 
 /** What every domain operation needs, built once at start-up. */
 export interface Context {
   readonly store: Store;
+  /** Where uploaded files' content lives. */
+  readonly blobs: FileBlobs;
   readonly now: Clock;
   readonly idStyle: IdStyle;
+  /** A new, unguessable reference for an uploaded file. */
+  readonly newFileRef: () => string;
 }

@@ -75,3 +75,13 @@ export class UnsupportedMediaTypeError extends ServiceError {
 export class ProfileViolationError extends ServiceError {
   readonly kind = "profile-violation";
 }
+
+/** A value breaks a rule of its field (type, options, required, unique, maxLength, pattern). */
+export class RuleViolationError extends ServiceError {
+  readonly kind = "rule-violation";
+}
+
+/** The bloc has taken as many records as its scan limit allows in this period. */
+export class LimitReachedError extends ServiceError {
+  readonly kind = "limit-reached";
+}

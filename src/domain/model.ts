@@ -40,11 +40,40 @@ export interface Token {
   readonly scope: TokenScope;
 }
 
-export interface Field {
+export type FieldType = "text" | "number" | "date" | "datetime" | "select" | "file" | "autogenerate";
+export const FIELD_TYPES: readonly FieldType[] = ["text", "number", "date", "datetime", "select", "file", "autogenerate"];
+
+/** What a field accepts. Values stay strings; these rules say which strings. */
+export interface FieldRules {
+  readonly type: FieldType;
+  /** The allowed values of a `select` field. */
+  readonly options: readonly string[] | null;
+  /** A value must be given (and not be ""). */
+  readonly required: boolean;
+  /** No two records of the bloc may hold the same non-empty value. */
+  readonly unique: boolean;
+  /** At most this many characters. */
+  readonly maxLength: number | null;
+  /** The whole value must match this regular expression. */
+  readonly pattern: string | null;
+  /** How an `autogenerate` field builds its values, e.g. `INV-{seq:5}`. */
+  readonly format: string | null;
+}
+
+export interface Field extends FieldRules {
   readonly slug: string;
   readonly name: string;
   /** When set, non-admins see only records whose value here is one of their profile values. */
   readonly applyProfileFilter: boolean;
+}
+
+export type ScanLimitPeriod = "day" | "week" | "month";
+export const SCAN_LIMIT_PERIODS: readonly ScanLimitPeriod[] = ["day", "week", "month"];
+
+/** A module (the spec's "job"), which blocs may belong to. */
+export interface Module {
+  readonly id: string;
+  readonly name: string;
 }
 
 export interface BlocSettings {
@@ -54,6 +83,14 @@ export interface BlocSettings {
   readonly acceptingData: boolean;
   /** The restriction of users who have no restriction of their own on this bloc. */
   readonly restriction: RestrictionMode;
+  /** The module this bloc belongs to; add-data's jobID must name it when given. */
+  readonly moduleId: string | null;
+  /** add-data must carry a jobID. */
+  readonly requireJob: boolean;
+  /** At most this many records per period (or ever); null for no limit. */
+  readonly scanLimit: number | null;
+  /** The period the scan limit counts over; null counts every record ever. */
+  readonly scanLimitPeriod: ScanLimitPeriod | null;
 }
 
 export interface Bloc extends BlocSettings {
@@ -81,10 +118,14 @@ export interface StoredRecord {
 
 /** The record ID, matchable by update-records' `searchItems` beside the field slugs. */
 export const RECORD_ID_KEY = "service_entry_row_id";
+/** The record status (1 submitted, 0 draft), matchable and settable by update-records. */
+export const STATUS_KEY = "submitted_status";
+export const SUBMITTED = 1;
+export const DRAFT = 0;
 
 /** One condition of a filter: the value under `key` equals one of `values`. */
 export interface MatchCondition {
-  /** A field slug, or RECORD_ID_KEY. */
+  /** A field slug, RECORD_ID_KEY or STATUS_KEY. */
   readonly key: string;
   readonly values: readonly string[];
 }
@@ -118,4 +159,18 @@ export type Order = "newest" | "oldest";
 export interface RecordCursor {
   readonly createdAt: string;
   readonly id: number;
+}
+
+/** A file received with a record, as the store keeps it. */
+export interface StoredFile {
+  /** The stable reference a record's field holds and `GET /api/files/:ref` takes. */
+  readonly ref: string;
+  readonly blocId: string;
+  readonly recordId: number;
+  readonly slug: string;
+  /** SHA-256 of the content, hex: where the bytes live (files are stored by content). */
+  readonly sha256: string;
+  readonly name: string;
+  readonly type: string;
+  readonly size: number;
 }

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
+import multipart from "@fastify/multipart";
 import swagger from "@fastify/swagger";
 import "./fastify-types.js";
 import type { Context } from "../domain/context.js";
@@ -10,6 +11,7 @@ import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
+import { filesRoute } from "./routes/files.js";
 import { getDataRoute } from "./routes/get-data.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
@@ -17,6 +19,7 @@ import { updateRecordsRoute } from "./routes/update-records.js";
 export interface AppOptions {
   readonly debug: boolean;
   readonly logLevel: string;
+  readonly maxFileBytes: number;
 }
 
 /** The whole HTTP surface on one screen. Building does not listen; main.ts and tests do. */
@@ -29,6 +32,9 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
   app.decorateRequest("principal", null);
   installJsonParser(app);
   installErrorHandler(app, { debug: options.debug });
+  await app.register(multipart, {
+    limits: { fileSize: options.maxFileBytes, files: 20, fields: 50, fieldSize: BODY_LIMIT, parts: 100 },
+  });
   await app.register(swagger, {
     openapi: { info: { title: "Bloc Data Service", version: "1" } },
   });
@@ -43,6 +49,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     getDataReportRoute(scope, ctx);
     updateRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
+    filesRoute(scope, ctx);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });

@@ -12,7 +12,7 @@ function endpointOf(request: FastifyRequest): Endpoint {
 function asServiceError(error: FastifyError): ServiceError | undefined {
   if (error instanceof ServiceError) return error;
   if (error.validation) return new InvalidInputError(error.message);
-  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return new PayloadTooLargeError(error.message);
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) return new PayloadTooLargeError(error.message);
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
     return new UnsupportedMediaTypeError(`${error.message}; send application/json`);
   }

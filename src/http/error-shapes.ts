@@ -54,6 +54,8 @@ const STATUS: Readonly<Record<string, number>> = {
   "invalid-input": 400,
   "missing-parameter": 400,
   "malformed-body": 400,
+  "rule-violation": 400,
+  "limit-reached": 400,
   unauthenticated: 401,
   "admin-only": 403,
   "not-found": 404,

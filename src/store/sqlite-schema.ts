@@ -92,6 +92,47 @@ const MIGRATIONS: readonly string[] = [
   -- Serves the own-records restriction without scanning other users' records.
   CREATE INDEX records_by_bloc_user_time ON records (bloc_id, user_id, created_at, id);
   `,
+  // add-data workflows: field types and rules, modules, scan limits, files, counters.
+  `
+  ALTER TABLE fields ADD COLUMN type TEXT NOT NULL DEFAULT 'text';
+  ALTER TABLE fields ADD COLUMN options TEXT;
+  ALTER TABLE fields ADD COLUMN required INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE fields ADD COLUMN unique_values INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE fields ADD COLUMN max_length INTEGER;
+  ALTER TABLE fields ADD COLUMN pattern TEXT;
+  ALTER TABLE fields ADD COLUMN format TEXT;
+  CREATE TABLE modules (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    name       TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  ALTER TABLE blocs ADD COLUMN module_id INTEGER REFERENCES modules(id);
+  ALTER TABLE blocs ADD COLUMN require_job INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE blocs ADD COLUMN scan_limit INTEGER;
+  ALTER TABLE blocs ADD COLUMN scan_limit_period TEXT CHECK (scan_limit_period IN ('day', 'week', 'month'));
+  CREATE TABLE files (
+    ref        TEXT PRIMARY KEY,
+    bloc_id    TEXT NOT NULL REFERENCES blocs(id),
+    record_id  INTEGER NOT NULL REFERENCES records(id),
+    slug       TEXT NOT NULL,
+    sha256     TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    size       INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX files_by_sha ON files (sha256);
+  -- The last counter value handed out per autogenerate field, group and rendered text.
+  CREATE TABLE sequences (
+    bloc_id TEXT NOT NULL REFERENCES blocs(id),
+    slug    TEXT NOT NULL,
+    grp     TEXT NOT NULL,
+    prefix  TEXT NOT NULL,
+    suffix  TEXT NOT NULL,
+    last    INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, slug, grp, prefix, suffix)
+  );
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

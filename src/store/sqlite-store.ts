@@ -1,26 +1,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { ConflictError } from "../domain/errors.js";
-import {
-  RECORD_ID_KEY,
-  type Bloc, type BlocSettings, type Field, type Grant, type MatchCondition, type Order, type Permission,
-  type RecordCursor, type RecordFilter, type RestrictionMode, type Role, type StoredRecord, type Token,
-  type User, type UserRole,
+import type {
+  Bloc, BlocSettings, Field, FieldType, Grant, Module, Order, Permission, RecordCursor, RecordFilter,
+  RestrictionMode, Role, ScanLimitPeriod, StoredFile, StoredRecord, Token, User, UserRole, Visibility,
 } from "../domain/model.js";
-import type { AccessFacts, NewRecord, NewToken, Page, Store, ValueCounts } from "./store.js";
+import type {
+  AccessFacts, InsertPlan, Inserted, NewRecord, NewToken, Page, ScanCount, Store, ValueCounts,
+} from "./store.js";
 import { migrate } from "./sqlite-schema.js";
-
-type Param = string | number | null;
-
-interface RecordRow {
-  id: number;
-  created_at: string;
-  user_id: string;
-  submitted_status: number;
-  job_id: string | null;
-  data: string;
-}
+import { SqliteRecords } from "./sqlite-records.js";
+import { fieldPath, internalId, Statements } from "./sqlite-statements.js";
 
 interface UserRow { id: number; name: string; role: UserRole; profile: string }
 
@@ -31,19 +21,41 @@ interface TokenRow {
   user_name: string; user_role: UserRole; user_profile: string;
 }
 
-interface BlocRow { id: string; name: string; open_to_all: number; accepting_data: number; restriction: RestrictionMode }
-interface FieldRow { bloc_id: string; slug: string; name: string; apply_profile_filter: number }
+interface BlocRow {
+  id: string; name: string; open_to_all: number; accepting_data: number; restriction: RestrictionMode;
+  module_id: number | null; require_job: number; scan_limit: number | null; scan_limit_period: ScanLimitPeriod | null;
+}
+interface FieldRow {
+  bloc_id: string; slug: string; name: string; apply_profile_filter: number; type: FieldType; options: string | null;
+  required: number; unique_values: number; max_length: number | null; pattern: string | null; format: string | null;
+}
 interface GrantRow { can_read: number; can_add: number; can_update: number; see_hidden: number }
 
-const BLOC_COLUMNS = "id, name, open_to_all, accepting_data, restriction";
-const FIELD_COLUMNS = "bloc_id, slug, name, apply_profile_filter";
+const BLOC_COLUMNS = "id, name, open_to_all, accepting_data, restriction, module_id, require_job, scan_limit, scan_limit_period";
+const FIELD_COLUMNS = "bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values, max_length, pattern, format";
 const GRANT_COLUMNS = "can_read, can_add, can_update, see_hidden";
+
+function toField(f: FieldRow): Field {
+  return {
+    slug: f.slug, name: f.name, applyProfileFilter: f.apply_profile_filter === 1, type: f.type,
+    options: f.options === null ? null : JSON.parse(f.options) as string[], required: f.required === 1,
+    unique: f.unique_values === 1, maxLength: f.max_length, pattern: f.pattern, format: f.format,
+  };
+}
+
+/** A field as the columns after bloc_id and slug take it. */
+function fieldParams(f: Field): (string | number | null)[] {
+  return [f.name, Number(f.applyProfileFilter), f.type, f.options === null ? null : JSON.stringify(f.options),
+    Number(f.required), Number(f.unique), f.maxLength, f.pattern, f.format];
+}
 
 function toBloc(row: BlocRow, fields: readonly FieldRow[]): Bloc {
   return {
     id: row.id, name: row.name,
     openToAllUsers: row.open_to_all === 1, acceptingData: row.accepting_data === 1, restriction: row.restriction,
-    fields: fields.map((f) => ({ slug: f.slug, name: f.name, applyProfileFilter: f.apply_profile_filter === 1 })),
+    moduleId: row.module_id === null ? null : String(row.module_id), requireJob: row.require_job === 1,
+    scanLimit: row.scan_limit, scanLimitPeriod: row.scan_limit_period,
+    fields: fields.map(toField),
   };
 }
 
@@ -55,73 +67,29 @@ function grantParams(grant: Grant): number[] {
   return [Number(grant.read), Number(grant.add), Number(grant.update), Number(grant.seeHidden)];
 }
 
-/** IDs of users and roles are integers inside, strings outside; anything else names nothing. */
-function internalId(id: string): number | undefined {
-  return /^\d{1,15}$/.test(id) ? Number(id) : undefined;
-}
-
-const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data";
-
-function toRecord(row: RecordRow): StoredRecord {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    userId: row.user_id,
-    submittedStatus: row.submitted_status,
-    jobId: row.job_id,
-    values: JSON.parse(row.data) as Record<string, string>,
-  };
-}
-
 function toUser(row: UserRow): User {
   return { id: String(row.id), name: row.name, role: row.role, profile: JSON.parse(row.profile) as string[] };
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && "code" in error &&
-    (error.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || error.code === "SQLITE_CONSTRAINT_UNIQUE");
-}
+/** Bloc settings as columns, for the keys present. */
+const SETTING_COLUMNS: { readonly [K in keyof BlocSettings]-?: [string, (v: NonNullable<BlocSettings[K]> | null) => string | number | null] } = {
+  openToAllUsers: ["open_to_all", (v) => Number(v)],
+  acceptingData: ["accepting_data", (v) => Number(v)],
+  restriction: ["restriction", (v) => v],
+  moduleId: ["module_id", (v) => (v === null ? null : internalId(v))],
+  requireJob: ["require_job", (v) => Number(v)],
+  scanLimit: ["scan_limit", (v) => v],
+  scanLimitPeriod: ["scan_limit_period", (v) => v],
+};
 
-/** `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as asked. */
-function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Param[]): void {
-  if (condition.values.length === 0) {
-    if (empty === "none") parts.push("0 = 1");
-    return;
-  }
-  const marks = condition.values.map(() => "?").join(", ");
-  if (condition.key === RECORD_ID_KEY) {
-    parts.push(`CAST(r.id AS TEXT) IN (${marks})`);
-  } else {
-    // A field never set reads "", so it must match a search for "".
-    parts.push(`COALESCE(json_extract(r.data, ?), '') IN (${marks})`);
-    params.push(`$."${condition.key}"`);
-  }
-  params.push(...condition.values);
-}
-
-/** The SQL condition and its parameters for a filter, visibility included, over `records AS r`. */
-function whereClause(filter: RecordFilter): { sql: string; params: Param[] } {
-  const parts = ["r.bloc_id = ?"];
-  const params: Param[] = [filter.blocId];
-  const visibility = filter.visibility;
-  if (visibility?.none) parts.push("0 = 1");
-  if (visibility?.ownerId !== undefined) { parts.push("r.user_id = ?"); params.push(visibility.ownerId); }
-  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
-  if (filter.from !== undefined) { parts.push("r.created_at >= ?"); params.push(filter.from); }
-  if (filter.to !== undefined) { parts.push("r.created_at <= ?"); params.push(filter.to); }
-  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params);
-  return { sql: parts.join(" AND "), params };
-}
-
-function orderBy(order: Order): string {
-  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
-}
-
-/** The embedded engine: one SQLite file in WAL mode, shared safely by several processes. */
+/**
+ * The embedded engine: one SQLite file in WAL mode, shared safely by several processes.
+ * Record queries live in SqliteRecords; this class holds users, tokens, blocs and access.
+ */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
-  // Filters produce a handful of distinct SQL texts; preparing each once keeps reads cheap.
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly sql: Statements;
+  private readonly records: SqliteRecords;
 
   constructor(file: string) {
     if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -132,83 +100,67 @@ export class SqliteStore implements Store {
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("foreign_keys = ON");
     migrate(this.db);
-  }
-
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  private run<T>(write: () => T): T {
-    try {
-      return write();
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError("already exists");
-      throw error;
-    }
+    this.sql = new Statements(this.db);
+    this.records = new SqliteRecords(this.sql);
   }
 
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
-    const row = this.statement(
+    const row = this.sql.get(
       "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING id, name, role, profile",
     ).get(name, role, createdAt) as UserRow;
     return toUser(row);
   }
 
   async findUser(id: string): Promise<User | undefined> {
-    const row = this.statement("SELECT id, name, role, profile FROM users WHERE id = ?").get(internalId(id) ?? null) as UserRow | undefined;
+    const row = this.sql.get("SELECT id, name, role, profile FROM users WHERE id = ?").get(internalId(id)) as UserRow | undefined;
     return row && toUser(row);
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {
-    this.statement("UPDATE users SET profile = ? WHERE id = ?").run(JSON.stringify(profile), internalId(userId) ?? null);
+    this.sql.get("UPDATE users SET profile = ? WHERE id = ?").run(JSON.stringify(profile), internalId(userId));
   }
 
   async createRole(name: string, createdAt: string): Promise<Role> {
-    const row = this.run(() => this.statement("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
+    const row = this.sql.write(() => this.sql.get("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
       .get(name, createdAt) as { id: number; name: string });
     return { id: String(row.id), name: row.name };
   }
 
   async findRole(id: string): Promise<Role | undefined> {
-    const row = this.statement("SELECT id, name FROM roles WHERE id = ?").get(internalId(id) ?? null) as { id: number; name: string } | undefined;
+    const row = this.sql.get("SELECT id, name FROM roles WHERE id = ?").get(internalId(id)) as { id: number; name: string } | undefined;
     return row && { id: String(row.id), name: row.name };
   }
 
   async listRoles(): Promise<Role[]> {
-    const rows = this.statement("SELECT id, name FROM roles ORDER BY id").all() as { id: number; name: string }[];
+    const rows = this.sql.get("SELECT id, name FROM roles ORDER BY id").all() as { id: number; name: string }[];
     return rows.map((row) => ({ id: String(row.id), name: row.name }));
   }
 
   async rolesOf(userId: string): Promise<Role[]> {
-    const rows = this.statement(
+    const rows = this.sql.get(
       "SELECT r.id, r.name FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = ? ORDER BY r.id",
-    ).all(internalId(userId) ?? null) as { id: number; name: string }[];
+    ).all(internalId(userId)) as { id: number; name: string }[];
     return rows.map((row) => ({ id: String(row.id), name: row.name }));
   }
 
   async setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> {
-    const sql = member
+    const statement = member
       ? "INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
       : "DELETE FROM user_roles WHERE user_id = ? AND role_id = ?";
-    this.statement(sql).run(internalId(userId) ?? null, internalId(roleId) ?? null);
+    this.sql.get(statement).run(internalId(userId), internalId(roleId));
   }
 
   async createToken(token: NewToken): Promise<void> {
-    this.run(() => this.statement(
+    this.sql.write(() => this.sql.get(
       `INSERT INTO tokens (id, user_id, name, hash, expires_at, created_at, scope_permissions, scope_blocs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(token.id, internalId(token.userId) ?? null, token.name, token.hash, token.expiresAt, token.createdAt,
+    ).run(token.id, internalId(token.userId), token.name, token.hash, token.expiresAt, token.createdAt,
       token.scope.permissions && JSON.stringify(token.scope.permissions),
       token.scope.blocs && JSON.stringify(token.scope.blocs)));
   }
 
   async findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined> {
-    const row = this.statement(`
+    const row = this.sql.get(`
       SELECT t.id, t.user_id, t.name, t.hash, t.expires_at, t.revoked_at, t.scope_permissions, t.scope_blocs,
         u.name AS user_name, u.role AS user_role, u.profile AS user_profile
       FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`).get(hash) as TokenRow | undefined;
@@ -228,181 +180,177 @@ export class SqliteStore implements Store {
   }
 
   async revokeToken(id: string, revokedAt: string): Promise<boolean> {
-    const result = this.statement(
-      "UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
-    ).run(revokedAt, id);
-    return result.changes > 0;
+    return this.sql.get("UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?").run(revokedAt, id).changes > 0;
+  }
+
+  async createModule(name: string, createdAt: string): Promise<Module> {
+    const row = this.sql.get("INSERT INTO modules (name, created_at) VALUES (?, ?) RETURNING id, name")
+      .get(name, createdAt) as { id: number; name: string };
+    return { id: String(row.id), name: row.name };
+  }
+
+  async findModule(id: string): Promise<Module | undefined> {
+    const row = this.sql.get("SELECT id, name FROM modules WHERE id = ?").get(internalId(id)) as { id: number; name: string } | undefined;
+    return row && { id: String(row.id), name: row.name };
+  }
+
+  async listModules(): Promise<Module[]> {
+    const rows = this.sql.get("SELECT id, name FROM modules ORDER BY id").all() as { id: number; name: string }[];
+    return rows.map((row) => ({ id: String(row.id), name: row.name }));
+  }
+
+  /** Unique and autogenerate fields are looked up by value on every write: index that lookup. */
+  private indexLookups(field: Field): void {
+    if (!field.unique && field.type !== "autogenerate") return;
+    this.db.exec(`CREATE INDEX IF NOT EXISTS "records_value_${field.slug}"
+      ON records (bloc_id, json_extract(data, '${fieldPath(field.slug)}'))`);
+  }
+
+  private insertField(blocId: string, field: Field): void {
+    this.sql.get(`INSERT INTO fields (bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values,
+        max_length, pattern, format, position)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM fields WHERE bloc_id = ?))`)
+      .run(blocId, field.slug, ...fieldParams(field), blocId);
+    this.indexLookups(field);
   }
 
   async createBloc(bloc: Bloc, createdAt: string): Promise<void> {
-    this.run(() => this.db.transaction(() => {
-      this.statement(`INSERT INTO blocs (id, name, created_at, open_to_all, accepting_data, restriction)
-        VALUES (?, ?, ?, ?, ?, ?)`)
-        .run(bloc.id, bloc.name, createdAt, Number(bloc.openToAllUsers), Number(bloc.acceptingData), bloc.restriction);
-      bloc.fields.forEach((field, index) => {
-        this.statement("INSERT INTO fields (bloc_id, slug, name, position, apply_profile_filter) VALUES (?, ?, ?, ?, ?)")
-          .run(bloc.id, field.slug, field.name, index + 1, Number(field.applyProfileFilter));
-      });
-    })());
+    this.sql.write(() => this.sql.immediate(() => {
+      this.sql.get(`INSERT INTO blocs (id, name, created_at) VALUES (?, ?, ?)`).run(bloc.id, bloc.name, createdAt);
+      this.applySettings(bloc.id, bloc);
+      for (const field of bloc.fields) this.insertField(bloc.id, field);
+    }));
   }
 
   async findBloc(id: string): Promise<Bloc | undefined> {
-    const row = this.statement(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = ?`).get(id) as BlocRow | undefined;
+    const row = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = ?`).get(id) as BlocRow | undefined;
     if (!row) return undefined;
-    const fields = this.statement(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? ORDER BY position`)
-      .all(id) as FieldRow[];
+    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? ORDER BY position`).all(id) as FieldRow[];
     return toBloc(row, fields);
   }
 
   async listBlocs(): Promise<Bloc[]> {
-    const blocs = this.statement(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, rowid`).all() as BlocRow[];
-    const fields = this.statement(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`).all() as FieldRow[];
+    const blocs = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, rowid`).all() as BlocRow[];
+    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`).all() as FieldRow[];
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) byBloc.set(field.bloc_id, [...(byBloc.get(field.bloc_id) ?? []), field]);
     return blocs.map((bloc) => toBloc(bloc, byBloc.get(bloc.id) ?? []));
   }
 
   async addField(blocId: string, field: Field): Promise<void> {
-    this.run(() => this.statement(`
-      INSERT INTO fields (bloc_id, slug, name, apply_profile_filter, position)
-      VALUES (?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM fields WHERE bloc_id = ?))`)
-      .run(blocId, field.slug, field.name, Number(field.applyProfileFilter), blocId));
+    this.sql.write(() => this.insertField(blocId, field));
+  }
+
+  private applySettings(blocId: string, settings: Partial<BlocSettings>): void {
+    const sets: string[] = [];
+    const params: (string | number | null)[] = [];
+    for (const [key, [column, toColumn]] of Object.entries(SETTING_COLUMNS) as [keyof BlocSettings, [string, (v: unknown) => string | number | null]][]) {
+      if (settings[key] === undefined) continue;
+      sets.push(`${column} = ?`);
+      params.push(toColumn(settings[key]));
+    }
+    if (sets.length > 0) this.sql.get(`UPDATE blocs SET ${sets.join(", ")} WHERE id = ?`).run(...params, blocId);
   }
 
   async updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void> {
-    this.statement(`UPDATE blocs SET
-        open_to_all = COALESCE(?, open_to_all), accepting_data = COALESCE(?, accepting_data),
-        restriction = COALESCE(?, restriction)
-      WHERE id = ?`)
-      .run(
-        settings.openToAllUsers === undefined ? null : Number(settings.openToAllUsers),
-        settings.acceptingData === undefined ? null : Number(settings.acceptingData),
-        settings.restriction ?? null, blocId,
-      );
+    this.applySettings(blocId, settings);
   }
 
-  async updateField(blocId: string, slug: string, changes: Partial<Omit<Field, "slug">>): Promise<boolean> {
-    const result = this.statement(`UPDATE fields SET
-        name = COALESCE(?, name), apply_profile_filter = COALESCE(?, apply_profile_filter)
-      WHERE bloc_id = ? AND slug = ?`)
-      .run(
-        changes.name ?? null,
-        changes.applyProfileFilter === undefined ? null : Number(changes.applyProfileFilter),
-        blocId, slug,
-      );
+  async updateField(blocId: string, field: Field): Promise<boolean> {
+    const result = this.sql.get(`UPDATE fields SET name = ?, apply_profile_filter = ?, type = ?, options = ?, required = ?,
+        unique_values = ?, max_length = ?, pattern = ?, format = ?
+      WHERE bloc_id = ? AND slug = ?`).run(...fieldParams(field), blocId, field.slug);
+    if (result.changes > 0) this.indexLookups(field);
     return result.changes > 0;
   }
 
   async highestNumericBlocId(): Promise<number> {
-    const row = this.statement(
+    const row = this.sql.get(
       "SELECT MAX(CAST(id AS INTEGER)) AS n FROM blocs WHERE id NOT GLOB '*[^0-9]*' AND id <> ''",
     ).get() as { n: number | null };
     return row.n ?? 0;
   }
 
   async setGrant(blocId: string, userId: string, grant: Grant): Promise<void> {
-    this.statement(`
+    this.sql.get(`
       INSERT INTO grants (bloc_id, user_id, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (bloc_id, user_id) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
         can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
-      .run(blocId, internalId(userId) ?? null, ...grantParams(grant));
+      .run(blocId, internalId(userId), ...grantParams(grant));
   }
 
   async removeGrant(blocId: string, userId: string): Promise<void> {
-    this.statement("DELETE FROM grants WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId) ?? null);
+    this.sql.get("DELETE FROM grants WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
   async setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void> {
-    this.statement(`
+    this.sql.get(`
       INSERT INTO role_grants (bloc_id, role_id, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (bloc_id, role_id) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
         can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
-      .run(blocId, internalId(roleId) ?? null, ...grantParams(grant));
+      .run(blocId, internalId(roleId), ...grantParams(grant));
   }
 
   async removeRoleGrant(blocId: string, roleId: string): Promise<void> {
-    this.statement("DELETE FROM role_grants WHERE bloc_id = ? AND role_id = ?").run(blocId, internalId(roleId) ?? null);
+    this.sql.get("DELETE FROM role_grants WHERE bloc_id = ? AND role_id = ?").run(blocId, internalId(roleId));
   }
 
   async setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
-    this.statement(`INSERT INTO restrictions (bloc_id, user_id, mode) VALUES (?, ?, ?)
-      ON CONFLICT (bloc_id, user_id) DO UPDATE SET mode = excluded.mode`).run(blocId, internalId(userId) ?? null, mode);
+    this.sql.get(`INSERT INTO restrictions (bloc_id, user_id, mode) VALUES (?, ?, ?)
+      ON CONFLICT (bloc_id, user_id) DO UPDATE SET mode = excluded.mode`).run(blocId, internalId(userId), mode);
   }
 
   async removeRestriction(blocId: string, userId: string): Promise<void> {
-    this.statement("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId) ?? null);
+    this.sql.get("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
   async accessFacts(blocId: string, userId: string): Promise<AccessFacts> {
-    const user = internalId(userId) ?? null;
-    const grants = this.statement(`
+    const user = internalId(userId);
+    const grants = this.sql.get(`
       SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = ? AND user_id = ?
       UNION ALL
       SELECT g.can_read, g.can_add, g.can_update, g.see_hidden FROM role_grants g
         JOIN user_roles ur ON ur.role_id = g.role_id WHERE g.bloc_id = ? AND ur.user_id = ?`)
       .all(blocId, user, blocId, user) as GrantRow[];
-    const restriction = this.statement("SELECT mode FROM restrictions WHERE bloc_id = ? AND user_id = ?")
+    const restriction = this.sql.get("SELECT mode FROM restrictions WHERE bloc_id = ? AND user_id = ?")
       .get(blocId, user) as { mode: RestrictionMode } | undefined;
     return { grants: grants.map(toGrant), restriction: restriction?.mode };
   }
 
-  async insertRecord(record: NewRecord): Promise<number> {
-    const row = this.statement(`
-      INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
-      VALUES (?, ?, ?, ?, ?, ?) RETURNING id`)
-      .get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
-        JSON.stringify(record.values)) as { id: number };
-    return row.id;
+  async insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted> {
+    return this.records.insert(record, plan);
   }
 
   async countRecords(filter: RecordFilter): Promise<number> {
-    const where = whereClause(filter);
-    const row = this.statement(`SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`)
-      .get(...where.params) as { n: number };
-    return row.n;
+    return this.records.count(filter);
   }
 
   async listRecords(filter: RecordFilter, page: Page): Promise<StoredRecord[]> {
-    const where = whereClause(filter);
-    const rows = this.statement(
-      `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`,
-    ).all(...where.params, page.limit, page.offset) as RecordRow[];
-    return rows.map(toRecord);
+    return this.records.list(filter, page);
   }
 
   async countValues(filter: RecordFilter, slugs: readonly string[]): Promise<ValueCounts> {
-    // Values become keys: entries, not assignment, so that a value such as "__proto__" is kept.
-    const entries = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
-    const where = whereClause(filter);
-    const rows = this.statement(`
-      SELECT j.key AS slug, j.value AS value, COUNT(*) AS n
-      FROM records r, json_each(r.data) j
-      WHERE ${where.sql} AND j.value <> ''
-      GROUP BY j.key, j.value`).all(...where.params) as { slug: string; value: string; n: number }[];
-    for (const row of rows) entries.get(row.slug)?.push([row.value, row.n]);
-    return Object.fromEntries([...entries].map(([slug, pairs]) => [slug, Object.fromEntries(pairs)]));
+    return this.records.countValues(filter, slugs);
   }
 
-  async listRecordsAfter(
-    filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number,
-  ): Promise<StoredRecord[]> {
-    const where = whereClause(filter);
-    let sql = `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql}`;
-    const params = [...where.params];
-    if (cursor) {
-      sql += order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
-      params.push(cursor.createdAt, cursor.id);
-    }
-    const rows = this.statement(`${sql} ORDER BY ${orderBy(order)} LIMIT ?`).all(...params, limit) as RecordRow[];
-    return rows.map(toRecord);
+  async listRecordsAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): Promise<StoredRecord[]> {
+    return this.records.listAfter(filter, order, cursor, limit);
   }
 
-  async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>): Promise<number[]> {
-    const where = whereClause(filter);
-    const rows = this.statement(
-      `UPDATE records AS r SET data = json_patch(r.data, ?) WHERE ${where.sql} RETURNING id`,
-    ).all(JSON.stringify(values), ...where.params) as { id: number }[];
-    return rows.map((row) => row.id).sort((a, b) => a - b);
+  async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly Field[]): Promise<number[]> {
+    return this.records.update(filter, values, unique);
+  }
+
+  async scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): Promise<ScanCount> {
+    return this.records.scanCount(blocId, since, limit, visibility);
+  }
+
+  async findFile(ref: string): Promise<StoredFile | undefined> {
+    return this.records.findFile(ref);
+  }
+
+  async isContentReferenced(sha256: string): Promise<boolean> {
+    return this.records.isContentReferenced(sha256);
   }
 
   async close(): Promise<void> {

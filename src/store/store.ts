@@ -1,7 +1,8 @@
 import type {
-  Bloc, BlocSettings, Field, Grant, Order, RecordCursor, RecordFilter, RestrictionMode, Role,
-  StoredRecord, Token, TokenScope, User, UserRole,
+  Bloc, BlocSettings, Field, Grant, Module, Order, RecordCursor, RecordFilter, RestrictionMode, Role,
+  ScanLimitPeriod, StoredFile, StoredRecord, Token, TokenScope, User, UserRole, Visibility,
 } from "../domain/model.js";
+import type { SequenceTemplate } from "../domain/autogenerate.js";
 
 export interface NewToken {
   readonly id: string;
@@ -21,6 +22,49 @@ export interface NewRecord {
   readonly submittedStatus: number;
   readonly jobId: string | null;
   readonly values: Readonly<Record<string, string>>;
+}
+
+/** An auto-generated field of a new record: the client's value, if any, and how to make one. */
+export interface AutogeneratePlan {
+  readonly field: Field;
+  readonly template: SequenceTemplate;
+  /** What the client sent; kept if free, else replaced and reported. */
+  readonly sent: string;
+}
+
+/** A file already on disk, to be tied to the new record. */
+export type NewFile = Omit<StoredFile, "blocId" | "recordId">;
+
+/**
+ * The checks and fills an insert makes inside its own transaction, so that they hold
+ * under concurrent writers, across processes too.
+ */
+export interface InsertPlan {
+  /** Fields whose non-empty value no other record of the bloc may hold. */
+  readonly unique: readonly Field[];
+  readonly autogenerate: readonly AutogeneratePlan[];
+  readonly scanLimit: { readonly limit: number; readonly since: string | null; readonly period: ScanLimitPeriod | null } | null;
+  readonly files: readonly NewFile[];
+}
+
+export interface Replacement {
+  readonly field: string;
+  readonly sent: string;
+  readonly value: string;
+}
+
+export interface Inserted {
+  readonly id: number;
+  readonly values: Readonly<Record<string, string>>;
+  readonly replacements: readonly Replacement[];
+}
+
+export interface ScanCount {
+  /** Records since the period began (all, or those the reader may see). */
+  readonly counted: number;
+  /** Whether the whole bloc has reached the limit, and when the limit-th record came. */
+  readonly reached: boolean;
+  readonly reachedAt: string | null;
 }
 
 export interface Page {
@@ -65,13 +109,17 @@ export interface Store {
   /** False when no such token exists. Revoking twice keeps the first time. */
   revokeToken(id: string, revokedAt: string): Promise<boolean>;
 
+  createModule(name: string, createdAt: string): Promise<Module>;
+  findModule(id: string): Promise<Module | undefined>;
+  listModules(): Promise<Module[]>;
+
   createBloc(bloc: Bloc, createdAt: string): Promise<void>;
   findBloc(id: string): Promise<Bloc | undefined>;
   listBlocs(): Promise<Bloc[]>;
   addField(blocId: string, field: Field): Promise<void>;
   updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void>;
-  /** False when the bloc has no such field. */
-  updateField(blocId: string, slug: string, changes: Partial<Omit<Field, "slug">>): Promise<boolean>;
+  /** Replaces a field's definition (its slug stays). False when the bloc has no such field. */
+  updateField(blocId: string, field: Field): Promise<boolean>;
   /** The largest bloc ID made only of digits, or 0. */
   highestNumericBlocId(): Promise<number>;
 
@@ -83,16 +131,25 @@ export interface Store {
   removeRestriction(blocId: string, userId: string): Promise<void>;
   accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
 
-  /** Returns the new record's ID. */
-  insertRecord(record: NewRecord): Promise<number>;
+  /** Inserts a record after the plan's checks and fills; throws RuleViolationError or LimitReachedError, writing nothing. */
+  insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted>;
   countRecords(filter: RecordFilter): Promise<number>;
   listRecords(filter: RecordFilter, page: Page): Promise<StoredRecord[]>;
   /** Value counts of the given fields over every record the filter selects; empty values are not counted. */
   countValues(filter: RecordFilter, slugs: readonly string[]): Promise<ValueCounts>;
   /** Up to `limit` records strictly after `cursor` in `order`; the next batch of a streamed read. */
   listRecordsAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): Promise<StoredRecord[]>;
-  /** Sets `values` on every record the filter selects, in one transaction; returns their IDs ascending. */
-  updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>): Promise<number[]>;
+  /**
+   * Sets `values` (field slugs, or `submitted_status`) on every record the filter selects, in one
+   * transaction; returns their IDs ascending. A value of a `unique` field already held by another
+   * record, or set on several, throws RuleViolationError and changes nothing.
+   */
+  updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly Field[]): Promise<number[]>;
+  /** Records of the bloc created at or after `since` (all time when null). */
+  scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): Promise<ScanCount>;
+  findFile(ref: string): Promise<StoredFile | undefined>;
+  /** Whether any record's file refers to this content. */
+  isContentReferenced(sha256: string): Promise<boolean>;
 
   close(): Promise<void>;
 }

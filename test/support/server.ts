@@ -28,12 +28,13 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
   const adminToken = `test-admin-${crypto.randomBytes(16).toString("hex")}`;
   const config = readConfig({
     DATABASE_URL: `sqlite:${path.join(dir, "bloc.db")}`,
+    BLOC_FILES_DIR: path.join(dir, "files"),
     BLOC_ADMIN_TOKEN: adminToken,
     BLOC_LOG_LEVEL: "silent",
     ...env,
   });
   const ctx = await openContext(config);
-  const app: FastifyInstance = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel });
+  const app: FastifyInstance = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
   const url = await app.listen({ port: 0, host: "127.0.0.1" });
   return {
     url, dir, ctx, adminToken,

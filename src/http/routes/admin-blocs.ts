@@ -2,15 +2,29 @@ import type { FastifyInstance } from "fastify";
 import type { Static } from "@sinclair/typebox";
 import type { Context } from "../../domain/context.js";
 import { addField, createBloc, getBloc, listBlocs, updateBloc, updateField } from "../../domain/blocs.js";
-import { BlocBody, BlocParams, BlocPatch, FieldBody, FieldParams, FieldPatch, tags } from "./admin-schemas.js";
+import { createModule } from "../../domain/modules.js";
+import type { BlocSettings } from "../../domain/model.js";
+import { BlocBody, BlocParams, BlocPatch, FieldBody, FieldParams, FieldPatch, ModuleBody, tags } from "./admin-schemas.js";
 
-/** Blocs, their settings and fields. */
+/** A module ID may arrive as a number, like bloc IDs. */
+function settings<T extends { moduleId?: string | number | null | undefined }>(body: T): Omit<T, "moduleId"> & Partial<Pick<BlocSettings, "moduleId">> {
+  const { moduleId, ...rest } = body;
+  return moduleId === undefined ? rest : { ...rest, moduleId: moduleId === null ? null : String(moduleId) };
+}
+
+/** Modules, blocs, their settings and fields. */
 export function adminBlocRoutes(app: FastifyInstance, ctx: Context): void {
+  app.post<{ Body: Static<typeof ModuleBody> }>("/api/admin/modules", {
+    schema: { tags, body: ModuleBody },
+  }, async (request, reply) => reply.status(201).send(await createModule(ctx, request.body.name)));
+
+  app.get("/api/admin/modules", { schema: { tags } }, async () => ({ modules: await ctx.store.listModules() }));
+
   app.post<{ Body: Static<typeof BlocBody> }>("/api/admin/blocs", {
     schema: { tags, body: BlocBody },
   }, async (request, reply) => {
     const { id, ...rest } = request.body;
-    return reply.status(201).send(await createBloc(ctx, { ...rest, id: id === undefined ? undefined : String(id) }));
+    return reply.status(201).send(await createBloc(ctx, { ...settings(rest), id: id === undefined ? undefined : String(id) }));
   });
 
   app.get("/api/admin/blocs", { schema: { tags } }, async () => ({ blocs: await listBlocs(ctx) }));
@@ -21,7 +35,7 @@ export function adminBlocRoutes(app: FastifyInstance, ctx: Context): void {
 
   app.patch<{ Params: Static<typeof BlocParams>; Body: Static<typeof BlocPatch> }>("/api/admin/blocs/:blocId", {
     schema: { tags, params: BlocParams, body: BlocPatch },
-  }, async (request) => updateBloc(ctx, request.params.blocId, request.body));
+  }, async (request) => updateBloc(ctx, request.params.blocId, settings(request.body)));
 
   app.post<{ Params: Static<typeof BlocParams>; Body: Static<typeof FieldBody> }>("/api/admin/blocs/:blocId/fields", {
     schema: { tags, params: BlocParams, body: FieldBody },

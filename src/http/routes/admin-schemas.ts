@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
-import { Type } from "@sinclair/typebox";
+import { Type, type TSchema } from "@sinclair/typebox";
+import { FIELD_TYPES, SCAN_LIMIT_PERIODS } from "../../domain/model.js";
 
 /** Request schemas of the admin API; Fastify validates bodies against them and the OpenAPI document lists them. */
 export const tags = ["admin"];
@@ -9,21 +10,40 @@ const Permission = Type.Union([Type.Literal("read"), Type.Literal("add"), Type.L
 const Restriction = Type.Union([Type.Literal("none"), Type.Literal("own"), Type.Literal("hidden")]);
 const BlocId = Type.Union([Type.String(), Type.Integer({ minimum: 0 })]);
 
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A field's type and rules; see domain/field-rules.ts for how they combine. */
+const Rules = {
+  type: Type.Optional(Type.Union(FIELD_TYPES.map((t) => Type.Literal(t)))),
+  options: Type.Optional(Nullable(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1000 }))),
+  required: Type.Optional(Type.Boolean()),
+  unique: Type.Optional(Type.Boolean()),
+  maxLength: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  pattern: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  format: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "e.g. INV-{seq:5}, {YYYY}{MM}{DD}-{seq:3}, {seq:4 by field_2}" }))),
+};
+
 export const FieldBody = Type.Object({
   name: Name,
   slug: Type.Optional(Type.String()),
   applyProfileFilter: Type.Optional(Type.Boolean()),
+  ...Rules,
 }, { additionalProperties: false });
 
 export const FieldPatch = Type.Object({
   name: Type.Optional(Name),
   applyProfileFilter: Type.Optional(Type.Boolean()),
+  ...Rules,
 }, { additionalProperties: false });
 
 const Settings = {
   openToAllUsers: Type.Optional(Type.Boolean()),
   acceptingData: Type.Optional(Type.Boolean()),
   restriction: Type.Optional(Restriction),
+  moduleId: Type.Optional(Nullable(Type.Union([Type.String(), Type.Integer({ minimum: 1 })]))),
+  requireJob: Type.Optional(Type.Boolean()),
+  scanLimit: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+  scanLimitPeriod: Type.Optional(Nullable(Type.Union(SCAN_LIMIT_PERIODS.map((p) => Type.Literal(p))))),
 };
 
 export const BlocBody = Type.Object({
@@ -52,6 +72,7 @@ export const TokenBody = Type.Object({
 }, { additionalProperties: false });
 
 export const RoleBody = Type.Object({ name: Name }, { additionalProperties: false });
+export const ModuleBody = Type.Object({ name: Name }, { additionalProperties: false });
 
 export const GrantBody = Type.Object({
   read: Type.Optional(Type.Boolean()),

@@ -30,9 +30,7 @@ export function getDataRoute(app: FastifyInstance, ctx: Context): void {
       result.records.forEach((record, index) => { data[String(index)] = recordView(result.bloc, record); });
       data.count = result.count;
       data.fieldCounts = result.fieldCounts;
-      data.countLimitInfo = {
-        scan_limit: null, scan_limit_time_logged: null, scans_counted: result.scansCounted, limit_reached: 0,
-      };
+      data.countLimitInfo = result.countLimitInfo;
       data.fieldNames = Object.fromEntries(result.bloc.fields.map((field) => [field.slug, field.name]));
       return { data };
     },

@@ -1,0 +1,115 @@
+import { InvalidInputError, RuleViolationError } from "./errors.js";
+import { FIELD_TYPES, type Field, type FieldRules, type FieldType } from "./model.js";
+import { parseBound } from "./dates.js";
+import { parseFormat } from "./autogenerate.js";
+
+export interface RulesInput {
+  readonly type?: FieldType | undefined;
+  readonly options?: readonly string[] | null | undefined;
+  readonly required?: boolean | undefined;
+  readonly unique?: boolean | undefined;
+  readonly maxLength?: number | null | undefined;
+  readonly pattern?: string | null | undefined;
+  readonly format?: string | null | undefined;
+}
+
+export const TEXT_RULES: FieldRules = {
+  type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
+};
+
+function compile(pattern: string): RegExp {
+  return new RegExp(`^(?:${pattern})$`, "u");
+}
+
+/**
+ * A field's rules after a change, checked as a whole: a select needs options, an
+ * autogenerate field a valid format, a pattern must compile. `slugs` are the bloc's
+ * fields, which an autogenerate format may count by.
+ */
+export function resolveRules(base: FieldRules, input: RulesInput, slugs: readonly string[]): FieldRules {
+  const rules: FieldRules = {
+    type: input.type ?? base.type,
+    options: input.options === undefined ? base.options : input.options,
+    required: input.required ?? base.required,
+    unique: input.unique ?? base.unique,
+    maxLength: input.maxLength === undefined ? base.maxLength : input.maxLength,
+    pattern: input.pattern === undefined ? base.pattern : input.pattern,
+    format: input.format === undefined ? base.format : input.format,
+  };
+  if (!FIELD_TYPES.includes(rules.type)) throw new InvalidInputError(`type must be one of ${FIELD_TYPES.join(", ")}`);
+  if (rules.type === "select") {
+    if (!rules.options || rules.options.length === 0) throw new InvalidInputError("a select field needs a non-empty options list");
+  } else if (rules.options !== null) {
+    throw new InvalidInputError("options apply only to select fields");
+  }
+  if (rules.type === "autogenerate") {
+    if (!rules.format) throw new InvalidInputError("an autogenerate field needs a format such as INV-{seq:5}");
+    parseFormat(rules.format, slugs);
+  } else if (rules.format !== null) {
+    throw new InvalidInputError("format applies only to autogenerate fields");
+  }
+  if (rules.maxLength !== null && (!Number.isInteger(rules.maxLength) || rules.maxLength < 1)) {
+    throw new InvalidInputError("maxLength must be a whole number of at least 1");
+  }
+  if (rules.pattern !== null) {
+    try {
+      compile(rules.pattern);
+    } catch (error) {
+      throw new InvalidInputError(`pattern is not a valid regular expression: ${(error as Error).message}`);
+    }
+  }
+  return rules;
+}
+
+function violation(field: Field, rule: string, detail: string): RuleViolationError {
+  return new RuleViolationError(`${field.slug} (${field.name}) breaks rule "${rule}": ${detail}`);
+}
+
+const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+function checkType(field: Field, value: string): void {
+  switch (field.type) {
+    case "number":
+      if (!NUMBER.test(value)) throw violation(field, "number", `"${value}" is not a number`);
+      return;
+    case "date":
+    case "datetime": {
+      const shape = field.type === "date" ? /^\d{4}-\d{2}-\d{2}$/ : /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+      const ok = shape.test(value) && (() => { try { parseBound(field.slug, value, "start"); return true; } catch { return false; } })();
+      if (!ok) {
+        throw violation(field, field.type, `"${value}" is not a ${field.type === "date" ? "YYYY-MM-DD date" : "YYYY-MM-DD HH:MM:SS time"}`);
+      }
+      return;
+    }
+    case "select":
+      if (!field.options!.includes(value)) throw violation(field, "options", `"${value}" is not one of ${field.options!.join(", ")}`);
+      return;
+    default:
+      return;
+  }
+}
+
+/**
+ * Checks a value about to be written. `whole` means the record is being created, so a
+ * required field that is absent counts as empty. Uniqueness is the store's to check,
+ * inside the write's transaction.
+ */
+export function checkValue(field: Field, value: string | undefined, whole: boolean): void {
+  const written = value ?? (whole ? "" : undefined);
+  if (written === undefined) return;
+  if (written === "") {
+    if (field.required) throw violation(field, "required", "a value must be given");
+    return;
+  }
+  checkType(field, written);
+  if (field.maxLength !== null && [...written].length > field.maxLength) {
+    throw violation(field, "maxLength", `at most ${field.maxLength} characters`);
+  }
+  if (field.pattern !== null && !compile(field.pattern).test(written)) {
+    throw violation(field, "pattern", `"${written}" does not match ${field.pattern}`);
+  }
+}
+
+export function uniqueViolation(field: Field, value: string): RuleViolationError {
+  return violation(field, "unique", `"${value}" is already used by another record`);
+}

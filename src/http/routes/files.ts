@@ -1,0 +1,22 @@
+import type { FastifyInstance } from "fastify";
+import { Type, type Static } from "@sinclair/typebox";
+import type { Context } from "../../domain/context.js";
+import { fileForReader } from "../../domain/files.js";
+import { currentPrincipal } from "../auth.js";
+
+const FileParams = Type.Object({ ref: Type.String({ maxLength: 100 }) });
+
+export function filesRoute(app: FastifyInstance, ctx: Context): void {
+  app.get<{ Params: Static<typeof FileParams> }>("/api/files/:ref", {
+    schema: { summary: "A file uploaded with a record, to users who may read that record", tags: ["records"], params: FileParams },
+  }, async (request, reply) => {
+    const file = await fileForReader(ctx, currentPrincipal(request), request.params.ref);
+    // Always a download and never sniffed: an uploaded page must not run in the service's origin.
+    return reply
+      .type(file.type)
+      .header("content-length", String(file.size))
+      .header("content-disposition", `attachment; filename="${file.name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+      .header("x-content-type-options", "nosniff")
+      .send(ctx.blobs.open(file.sha256));
+  });
+}

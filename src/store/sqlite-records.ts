@@ -1,0 +1,270 @@
+import { LimitReachedError } from "../domain/errors.js";
+import { render, sequenceOf, type SequenceTemplate } from "../domain/autogenerate.js";
+import { uniqueViolation } from "../domain/field-rules.js";
+import {
+  RECORD_ID_KEY, STATUS_KEY,
+  type Field, type MatchCondition, type Order, type RecordCursor, type RecordFilter, type StoredFile,
+  type StoredRecord, type Visibility,
+} from "../domain/model.js";
+import type { InsertPlan, Inserted, NewRecord, Page, Replacement, ScanCount, ValueCounts } from "./store.js";
+import { fieldPath, type Param, type Statements } from "./sqlite-statements.js";
+
+interface RecordRow {
+  id: number;
+  created_at: string;
+  user_id: string;
+  submitted_status: number;
+  job_id: string | null;
+  data: string;
+}
+
+const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data";
+
+function toRecord(row: RecordRow): StoredRecord {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    userId: row.user_id,
+    submittedStatus: row.submitted_status,
+    jobId: row.job_id,
+    values: JSON.parse(row.data) as Record<string, string>,
+  };
+}
+
+/** `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as asked. */
+function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Param[]): void {
+  if (condition.values.length === 0) {
+    if (empty === "none") parts.push("0 = 1");
+    return;
+  }
+  const marks = condition.values.map(() => "?").join(", ");
+  if (condition.key === RECORD_ID_KEY) {
+    parts.push(`CAST(r.id AS TEXT) IN (${marks})`);
+  } else if (condition.key === STATUS_KEY) {
+    parts.push(`CAST(r.submitted_status AS TEXT) IN (${marks})`);
+  } else {
+    // A field never set reads "", so it must match a search for "".
+    parts.push(`COALESCE(json_extract(r.data, ?), '') IN (${marks})`);
+    params.push(fieldPath(condition.key));
+  }
+  params.push(...condition.values);
+}
+
+function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Param[]): void {
+  if (visibility?.none) parts.push("0 = 1");
+  if (visibility?.ownerId !== undefined) { parts.push("r.user_id = ?"); params.push(visibility.ownerId); }
+  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
+}
+
+/** The SQL condition and its parameters for a filter, visibility included, over `records AS r`. */
+function whereClause(filter: RecordFilter): { sql: string; params: Param[] } {
+  const parts = ["r.bloc_id = ?"];
+  const params: Param[] = [filter.blocId];
+  visibilitySql(filter.visibility, parts, params);
+  if (filter.from !== undefined) { parts.push("r.created_at >= ?"); params.push(filter.from); }
+  if (filter.to !== undefined) { parts.push("r.created_at <= ?"); params.push(filter.to); }
+  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params);
+  return { sql: parts.join(" AND "), params };
+}
+
+function orderBy(order: Order): string {
+  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
+}
+
+/** Escapes LIKE's wildcards so that a prefix is matched literally. */
+function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Record reads and writes of the SQLite engine. */
+export class SqliteRecords {
+  constructor(private readonly sql: Statements) {}
+
+  /** Whether another record of the bloc holds `value` in `slug` (within the template's group, if any). */
+  private taken(blocId: string, slug: string, value: string, group?: { slug: string; value: string }): boolean {
+    // The path is inlined so that an expression index on it can serve the lookup.
+    let query = `SELECT 1 FROM records r WHERE r.bloc_id = ? AND json_extract(r.data, '${fieldPath(slug)}') = ?`;
+    const params: Param[] = [blocId, value];
+    if (group) {
+      query += " AND COALESCE(json_extract(r.data, ?), '') = ?";
+      params.push(fieldPath(group.slug), group.value);
+    }
+    return this.sql.get(`${query} LIMIT 1`).get(...params) !== undefined;
+  }
+
+  /** The last counter handed out for this template, starting from the highest value already in the bloc. */
+  private lastSequence(blocId: string, slug: string, t: SequenceTemplate): number {
+    const row = this.sql.get("SELECT last FROM sequences WHERE bloc_id = ? AND slug = ? AND grp = ? AND prefix = ? AND suffix = ?")
+      .get(blocId, slug, t.group, t.prefix, t.suffix) as { last: number } | undefined;
+    if (row) return row.last;
+    let query = `SELECT json_extract(r.data, '${fieldPath(slug)}') AS v FROM records r
+      WHERE r.bloc_id = ? AND json_extract(r.data, '${fieldPath(slug)}') LIKE ? ESCAPE '\\'`;
+    const params: Param[] = [blocId, likePrefix(t.prefix)];
+    if (t.groupBy !== null) {
+      query += " AND COALESCE(json_extract(r.data, ?), '') = ?";
+      params.push(fieldPath(t.groupBy), t.group);
+    }
+    let highest = 0;
+    for (const { v } of this.sql.get(query).iterate(...params) as Iterable<{ v: string }>) {
+      highest = Math.max(highest, sequenceOf(t, v) ?? 0);
+    }
+    return highest;
+  }
+
+  private saveSequence(blocId: string, slug: string, t: SequenceTemplate, last: number): void {
+    this.sql.get(`INSERT INTO sequences (bloc_id, slug, grp, prefix, suffix, last) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (bloc_id, slug, grp, prefix, suffix) DO UPDATE SET last = MAX(last, excluded.last)`)
+      .run(blocId, slug, t.group, t.prefix, t.suffix, last);
+  }
+
+  private scanLimitCheck(blocId: string, plan: NonNullable<InsertPlan["scanLimit"]>): void {
+    const counted = this.countSince(blocId, plan.since, undefined);
+    if (counted >= plan.limit) {
+      throw new LimitReachedError(
+        `This bloc has reached its scan limit of ${plan.limit} records${plan.period ? ` for this ${plan.period}` : ""}`,
+      );
+    }
+  }
+
+  private countSince(blocId: string, since: string | null, visibility: Visibility | undefined): number {
+    const parts = ["r.bloc_id = ?"];
+    const params: Param[] = [blocId];
+    if (since !== null) { parts.push("r.created_at >= ?"); params.push(since); }
+    visibilitySql(visibility, parts, params);
+    return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${parts.join(" AND ")}`).get(...params) as { n: number }).n;
+  }
+
+  insert(record: NewRecord, plan: InsertPlan): Inserted {
+    return this.sql.immediate(() => {
+      if (plan.scanLimit) this.scanLimitCheck(record.blocId, plan.scanLimit);
+      const values: Record<string, string> = { ...record.values };
+      const replacements: Replacement[] = [];
+      for (const { field, template, sent } of plan.autogenerate) {
+        const group = template.groupBy === null ? undefined : { slug: template.groupBy, value: template.group };
+        if (sent !== "" && !this.taken(record.blocId, field.slug, sent, group)) {
+          values[field.slug] = sent;
+          const seq = sequenceOf(template, sent);
+          if (seq !== null) this.saveSequence(record.blocId, field.slug, template, seq);
+          continue;
+        }
+        let seq = this.lastSequence(record.blocId, field.slug, template);
+        let value: string;
+        do {
+          seq += 1;
+          value = render(template, seq);
+        } while (this.taken(record.blocId, field.slug, value, group));
+        this.saveSequence(record.blocId, field.slug, template, seq);
+        values[field.slug] = value;
+        if (sent !== "") replacements.push({ field: field.slug, sent, value });
+      }
+      for (const field of plan.unique) {
+        const value = values[field.slug];
+        if (value !== undefined && value !== "" && this.taken(record.blocId, field.slug, value)) {
+          throw uniqueViolation(field, value);
+        }
+      }
+      const { id } = this.sql.get(`INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
+        VALUES (?, ?, ?, ?, ?, ?) RETURNING id`)
+        .get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
+          JSON.stringify(values)) as { id: number };
+      for (const file of plan.files) {
+        this.sql.get(`INSERT INTO files (ref, bloc_id, record_id, slug, sha256, name, type, size, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+          .run(file.ref, record.blocId, id, file.slug, file.sha256, file.name, file.type, file.size, record.createdAt);
+      }
+      return { id, values, replacements };
+    });
+  }
+
+  count(filter: RecordFilter): number {
+    const where = whereClause(filter);
+    return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
+  }
+
+  list(filter: RecordFilter, page: Page): StoredRecord[] {
+    const where = whereClause(filter);
+    const rows = this.sql.get(
+      `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`,
+    ).all(...where.params, page.limit, page.offset) as RecordRow[];
+    return rows.map(toRecord);
+  }
+
+  countValues(filter: RecordFilter, slugs: readonly string[]): ValueCounts {
+    // Values become keys: entries, not assignment, so that a value such as "__proto__" is kept.
+    const entries = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
+    const where = whereClause(filter);
+    const rows = this.sql.get(`
+      SELECT j.key AS slug, j.value AS value, COUNT(*) AS n
+      FROM records r, json_each(r.data) j
+      WHERE ${where.sql} AND j.value <> ''
+      GROUP BY j.key, j.value`).all(...where.params) as { slug: string; value: string; n: number }[];
+    for (const row of rows) entries.get(row.slug)?.push([row.value, row.n]);
+    return Object.fromEntries([...entries].map(([slug, pairs]) => [slug, Object.fromEntries(pairs)]));
+  }
+
+  listAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): StoredRecord[] {
+    const where = whereClause(filter);
+    let query = `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql}`;
+    const params = [...where.params];
+    if (cursor) {
+      query += order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
+      params.push(cursor.createdAt, cursor.id);
+    }
+    const rows = this.sql.get(`${query} ORDER BY ${orderBy(order)} LIMIT ?`).all(...params, limit) as RecordRow[];
+    return rows.map(toRecord);
+  }
+
+  update(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly Field[]): number[] {
+    const where = whereClause(filter);
+    const { [STATUS_KEY]: status, ...fields } = values;
+    return this.sql.immediate(() => {
+      const checked = unique.filter((f) => (fields[f.slug] ?? "") !== "");
+      if (checked.length > 0) {
+        const ids = (this.sql.get(`SELECT r.id FROM records r WHERE ${where.sql}`).all(...where.params) as { id: number }[])
+          .map((row) => row.id);
+        for (const field of checked) {
+          const value = fields[field.slug]!;
+          const holders = this.sql.get(
+            `SELECT r.id FROM records r WHERE r.bloc_id = ? AND json_extract(r.data, '${fieldPath(field.slug)}') = ? LIMIT 2`,
+          ).all(filter.blocId, value) as { id: number }[];
+          if (ids.length > 1 || holders.some((h) => !ids.includes(h.id))) throw uniqueViolation(field, value);
+        }
+      }
+      const rows = this.sql.get(`UPDATE records AS r SET data = json_patch(r.data, ?),
+          submitted_status = COALESCE(?, r.submitted_status)
+        WHERE ${where.sql} RETURNING id`)
+        .all(JSON.stringify(fields), status === undefined ? null : Number(status), ...where.params) as { id: number }[];
+      return rows.map((row) => row.id).sort((a, b) => a - b);
+    });
+  }
+
+  scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): ScanCount {
+    const total = this.countSince(blocId, since, undefined);
+    const counted = visibility === undefined ? total : this.countSince(blocId, since, visibility);
+    const reached = limit !== null && total >= limit;
+    let reachedAt: string | null = null;
+    if (reached) {
+      const parts = ["r.bloc_id = ?"];
+      const params: Param[] = [blocId];
+      if (since !== null) { parts.push("r.created_at >= ?"); params.push(since); }
+      const row = this.sql.get(`SELECT r.created_at FROM records r WHERE ${parts.join(" AND ")}
+        ORDER BY r.created_at, r.id LIMIT 1 OFFSET ?`).get(...params, limit - 1) as { created_at: string } | undefined;
+      reachedAt = row?.created_at ?? null;
+    }
+    return { counted, reached, reachedAt };
+  }
+
+  findFile(ref: string): StoredFile | undefined {
+    const row = this.sql.get(`SELECT ref, bloc_id, record_id, slug, sha256, name, type, size FROM files WHERE ref = ?`)
+      .get(ref) as { ref: string; bloc_id: string; record_id: number; slug: string; sha256: string; name: string; type: string; size: number } | undefined;
+    return row && {
+      ref: row.ref, blocId: row.bloc_id, recordId: row.record_id, slug: row.slug,
+      sha256: row.sha256, name: row.name, type: row.type, size: row.size,
+    };
+  }
+
+  isContentReferenced(sha256: string): boolean {
+    return this.sql.get("SELECT 1 FROM files WHERE sha256 = ? LIMIT 1").get(sha256) !== undefined;
+  }
+}
+
