@@ -39,8 +39,9 @@ function assertError(reply: Reply, status: number): void {
 
 /** Every file of the data folder, concatenated: the database and its WAL. */
 async function dataFolderBytes(dir: string): Promise<Buffer> {
-  const names = await fs.readdir(dir);
-  const parts = await Promise.all(names.map((name) => fs.readFile(path.join(dir, name))));
+  const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true });
+  const files = entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
+  const parts = await Promise.all(files.map((file) => fs.readFile(file)));
   return Buffer.concat(parts);
 }
 

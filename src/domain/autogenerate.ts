@@ -17,6 +17,9 @@ export interface ParsedFormat {
 type FormatPart = { readonly text: string } | { readonly date: "YYYY" | "YY" | "MM" | "DD" } | { readonly seq: true };
 
 const TOKEN = /\{([^{}]*)\}/g;
+/** Counters stay exact JavaScript integers: at most 15 digits. */
+export const MAX_SEQUENCE_DIGITS = 15;
+export const MAX_SEQUENCE = 10 ** MAX_SEQUENCE_DIGITS - 1;
 const SEQ = /^seq:(\d{1,2})(?: by ([A-Za-z_][A-Za-z0-9_]*))?$/;
 const DATE_PARTS = new Set(["YYYY", "YY", "MM", "DD"]);
 
@@ -34,7 +37,9 @@ export function parseFormat(format: string, fieldSlugs: readonly string[]): Pars
     if (seq) {
       seqCount += 1;
       width = Number(seq[1]);
-      if (width < 1 || width > 18) throw new InvalidInputError(`format: {seq:N} takes a width from 1 to 18, got ${width}`);
+      if (width < 1 || width > MAX_SEQUENCE_DIGITS) {
+        throw new InvalidInputError(`format: {seq:N} takes a width from 1 to ${MAX_SEQUENCE_DIGITS}, got ${width}`);
+      }
       groupBy = seq[2] ?? null;
       if (groupBy !== null && !fieldSlugs.includes(groupBy)) {
         throw new InvalidInputError(`format: {seq:${width} by ${groupBy}} names no field of this bloc`);
@@ -88,5 +93,6 @@ export function render(t: SequenceTemplate, seq: number): string {
 export function sequenceOf(t: SequenceTemplate, value: string): number | null {
   if (!value.startsWith(t.prefix) || !value.endsWith(t.suffix)) return null;
   const digits = value.slice(t.prefix.length, value.length - t.suffix.length);
-  return /^\d{1,18}$/.test(digits) ? Number(digits) : null;
+  // Longer digit runs are not counters this service could continue exactly.
+  return digits.length >= 1 && digits.length <= MAX_SEQUENCE_DIGITS && /^\d+$/.test(digits) ? Number(digits) : null;
 }

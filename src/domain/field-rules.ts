@@ -27,14 +27,16 @@ function compile(pattern: string): RegExp {
  * fields, which an autogenerate format may count by.
  */
 export function resolveRules(base: FieldRules, input: RulesInput, slugs: readonly string[]): FieldRules {
+  // A new type drops the old type's own settings unless they are given again.
+  const retyped = input.type !== undefined && input.type !== base.type;
   const rules: FieldRules = {
     type: input.type ?? base.type,
-    options: input.options === undefined ? base.options : input.options,
+    options: input.options === undefined ? (retyped ? null : base.options) : input.options,
     required: input.required ?? base.required,
     unique: input.unique ?? base.unique,
     maxLength: input.maxLength === undefined ? base.maxLength : input.maxLength,
     pattern: input.pattern === undefined ? base.pattern : input.pattern,
-    format: input.format === undefined ? base.format : input.format,
+    format: input.format === undefined ? (retyped ? null : base.format) : input.format,
   };
   if (!FIELD_TYPES.includes(rules.type)) throw new InvalidInputError(`type must be one of ${FIELD_TYPES.join(", ")}`);
   if (rules.type === "select") {

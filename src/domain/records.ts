@@ -5,7 +5,7 @@ import {
 } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import type { NewFile, Replacement, ValueCounts } from "../store/store.js";
+import type { NewFile, Replacement, UniqueKey, ValueCounts } from "../store/store.js";
 import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { parseFormat, template } from "./autogenerate.js";
 import { checkValue } from "./field-rules.js";
@@ -95,6 +95,15 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
   return { id: inserted.id, autogenerateReplacements: inserted.replacements };
 }
 
+/** Every value a bloc keeps distinct: unique fields, and autogenerate fields within their counter's group. */
+function uniqueKeys(bloc: Bloc): UniqueKey[] {
+  const slugs = bloc.fields.map((f) => f.slug);
+  return bloc.fields.flatMap((field): UniqueKey[] => {
+    if (field.type === "autogenerate") return [{ field, groupBy: parseFormat(field.format!, slugs).groupBy }];
+    return field.unique ? [{ field, groupBy: null }] : [];
+  });
+}
+
 export interface ReadRecordsInput {
   readonly blocId: string;
   readonly window: DateWindow;
@@ -147,6 +156,5 @@ export async function updateRecords(ctx: Context, principal: Principal, input: U
   });
   checkProfileWrite(access, principal, values, false);
   const written = status === undefined ? values : { ...values, [STATUS_KEY]: String(toStatus(`fieldsToUpdate.${STATUS_KEY}`, status)) };
-  const unique = bloc.fields.filter((f) => (f.unique || f.type === "autogenerate") && f.slug in values);
-  return ctx.store.updateRecords({ blocId: bloc.id, visibility, match }, written, unique);
+  return ctx.store.updateRecords({ blocId: bloc.id, visibility, match }, written, uniqueKeys(bloc));
 }

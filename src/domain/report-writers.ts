@@ -37,18 +37,21 @@ function drained(stream: PassThrough): Promise<boolean> {
 }
 
 /**
- * An .xlsx workbook written row by row with ExcelJS's streaming writer, waiting for
+ * An .xlsx workbook written row by row (file references become links to their download) with ExcelJS's streaming writer, waiting for
  * the reader whenever the output buffer is full, so memory stays flat however many
  * rows the report has.
  */
-export function reportXlsx(report: Report): Readable {
+export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Readable {
   const output = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: false, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName(report.bloc.name));
   const write = async (): Promise<void> => {
     sheet.addRow(report.columns.map((c) => c.header)).commit();
     for await (const row of report.rows) {
-      sheet.addRow(report.columns.map((c) => row[c.key] ?? "")).commit();
+      sheet.addRow(report.columns.map((c) => {
+        const value = row[c.key] ?? "";
+        return c.file && value !== "" ? { text: value, hyperlink: fileUrl(value) } : value;
+      })).commit();
       if (output.writableNeedDrain && !(await drained(output))) return;
     }
     sheet.commit();

@@ -8,6 +8,8 @@ import { toStoredValue } from "./values.js";
 export interface ReportColumn {
   readonly key: string;
   readonly header: string;
+  /** The column holds file references, which a spreadsheet shows as links. */
+  readonly file: boolean;
 }
 
 type ColumnSource = (record: StoredRecord) => string;
@@ -46,9 +48,12 @@ export interface Report {
 
 function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): { column: ReportColumn; read: ColumnSource }[] {
   const all = [
-    ...Object.entries(LEADING).map(([key, c]) => ({ column: { key, header: c.header }, read: c.read })),
-    ...bloc.fields.map((f) => ({ column: { key: f.slug, header: f.name }, read: (r: StoredRecord) => r.values[f.slug] ?? "" })),
-    ...Object.entries(TRAILING).map(([key, c]) => ({ column: { key, header: c.header }, read: c.read })),
+    ...Object.entries(LEADING).map(([key, c]) => ({ column: { key, header: c.header, file: false }, read: c.read })),
+    ...bloc.fields.map((f) => ({
+      column: { key: f.slug, header: f.name, file: f.type === "file" },
+      read: (r: StoredRecord) => r.values[f.slug] ?? "",
+    })),
+    ...Object.entries(TRAILING).map(([key, c]) => ({ column: { key, header: c.header, file: false }, read: c.read })),
   ];
   if (fields === "all") return all;
   for (const key of fields) {

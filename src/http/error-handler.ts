@@ -35,7 +35,9 @@ export function installErrorHandler(app: FastifyInstance, options: { debug: bool
     const known = asServiceError(error);
     if (!known) request.log.error({ err: error }, "request failed");
     const { status, body } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
-    void reply.status(status).send(options.debug ? { ...body, ...debugFields(error) } : body);
+    // The route may have set another type (a file, a report) before failing.
+    void reply.status(status).type("application/json; charset=utf-8")
+      .send(options.debug ? { ...body, ...debugFields(error) } : body);
   });
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send({ error: `No route ${request.method} ${request.url.split("?")[0]}` });

@@ -4,17 +4,18 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
-export interface ReceivedBlob {
+/** Content streamed to a temporary file and hashed, not yet in place. */
+export interface ReceivedContent {
+  readonly temporary: string;
   readonly sha256: string;
   readonly size: number;
-  /** False when the same content was already stored (it is then shared, not copied). */
-  readonly created: boolean;
 }
 
 /**
  * Uploaded files' content on disk, stored by SHA-256: `<dir>/ab/abcdef…`. Content is
  * streamed to a temporary file while it is hashed, so no upload is ever held in
- * memory, and moved into place only once complete.
+ * memory, and moved into place only once complete. Deciding when content may be
+ * deleted is the store's business (content holds and file rows), not this class's.
  */
 export class FileBlobs {
   private readonly tmp: string;
@@ -28,8 +29,8 @@ export class FileBlobs {
     return path.join(this.dir, sha256.slice(0, 2), sha256);
   }
 
-  /** Stores a stream's content; on any failure (a size limit included) nothing is left behind. */
-  async receive(content: Readable): Promise<ReceivedBlob> {
+  /** Streams content to a temporary file; on any failure (a size limit included) nothing is left behind. */
+  async receive(content: Readable): Promise<ReceivedContent> {
     const temporary = path.join(this.tmp, crypto.randomUUID());
     const hash = crypto.createHash("sha256");
     let size = 0;
@@ -42,22 +43,28 @@ export class FileBlobs {
       await fs.promises.rm(temporary, { force: true });
       throw error;
     }
-    const sha256 = hash.digest("hex");
-    const target = this.pathOf(sha256);
+    return { temporary, sha256: hash.digest("hex"), size };
+  }
+
+  /** Moves received content into place; identical content already there is kept and the copy dropped. */
+  async place(content: ReceivedContent): Promise<void> {
+    const target = this.pathOf(content.sha256);
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
-    if (fs.existsSync(target)) {
-      await fs.promises.rm(temporary, { force: true });
-      return { sha256, size, created: false };
-    }
-    await fs.promises.rename(temporary, target);
-    return { sha256, size, created: true };
+    // rename replaces atomically, so a concurrent identical upload can only ever see whole content.
+    await fs.promises.rename(content.temporary, target);
   }
 
-  open(sha256: string): fs.ReadStream {
-    return fs.createReadStream(this.pathOf(sha256));
+  async discard(content: ReceivedContent): Promise<void> {
+    await fs.promises.rm(content.temporary, { force: true });
   }
 
-  async remove(sha256: string): Promise<void> {
-    await fs.promises.rm(this.pathOf(sha256), { force: true });
+  /** Opens content for reading; fails (ENOENT) before anything is sent if it is missing. */
+  async open(sha256: string): Promise<fs.ReadStream> {
+    const handle = await fs.promises.open(this.pathOf(sha256));
+    return handle.createReadStream();
+  }
+
+  removeNow(sha256: string): void {
+    fs.rmSync(this.pathOf(sha256), { force: true });
   }
 }

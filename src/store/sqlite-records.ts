@@ -1,12 +1,15 @@
+import crypto from "node:crypto";
 import { LimitReachedError } from "../domain/errors.js";
-import { render, sequenceOf, type SequenceTemplate } from "../domain/autogenerate.js";
+import { MAX_SEQUENCE, render, sequenceOf, type SequenceTemplate } from "../domain/autogenerate.js";
 import { uniqueViolation } from "../domain/field-rules.js";
 import {
   RECORD_ID_KEY, STATUS_KEY,
   type Field, type MatchCondition, type Order, type RecordCursor, type RecordFilter, type StoredFile,
   type StoredRecord, type Visibility,
 } from "../domain/model.js";
-import type { InsertPlan, Inserted, NewRecord, Page, Replacement, ScanCount, ValueCounts } from "./store.js";
+import type {
+  InsertPlan, Inserted, NewRecord, Page, Replacement, ScanCount, UniqueKey, ValueCounts,
+} from "./store.js";
 import { fieldPath, type Param, type Statements } from "./sqlite-statements.js";
 
 interface RecordRow {
@@ -151,6 +154,7 @@ export class SqliteRecords {
         let value: string;
         do {
           seq += 1;
+          if (seq > MAX_SEQUENCE) throw new LimitReachedError(`${field.slug} (${field.name}) has used up its counter`);
           value = render(template, seq);
         } while (this.taken(record.blocId, field.slug, value, group));
         this.saveSequence(record.blocId, field.slug, template, seq);
@@ -171,6 +175,7 @@ export class SqliteRecords {
         this.sql.get(`INSERT INTO files (ref, bloc_id, record_id, slug, sha256, name, type, size, created_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
           .run(file.ref, record.blocId, id, file.slug, file.sha256, file.name, file.type, file.size, record.createdAt);
+        this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
       }
       return { id, values, replacements };
     });
@@ -214,22 +219,40 @@ export class SqliteRecords {
     return rows.map(toRecord);
   }
 
-  update(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly Field[]): number[] {
+  /**
+   * Refuses an update that would leave two records with one value of a unique key:
+   * among the updated records themselves, or between one of them and a record the
+   * update does not touch. Values are compared within the key's group, if it has one.
+   */
+  private checkUnique(blocId: string, where: { sql: string; params: Param[] },
+    fields: Readonly<Record<string, string>>, keys: readonly UniqueKey[]): void {
+    const rows = this.sql.get(`SELECT r.id, r.data FROM records r WHERE ${where.sql}`).all(...where.params) as { id: number; data: string }[];
+    const updated = new Set(rows.map((row) => row.id));
+    for (const key of keys) {
+      const seen = new Set<string>();
+      for (const row of rows) {
+        const after: Record<string, string> = { ...(JSON.parse(row.data) as Record<string, string>), ...fields };
+        const value = after[key.field.slug] ?? "";
+        if (value === "") continue;
+        const group = key.groupBy === null ? undefined : { slug: key.groupBy, value: after[key.groupBy] ?? "" };
+        const identity = JSON.stringify([group?.value ?? null, value]);
+        if (seen.has(identity)) throw uniqueViolation(key.field, value);
+        seen.add(identity);
+        let query = `SELECT r.id FROM records r WHERE r.bloc_id = ? AND json_extract(r.data, '${fieldPath(key.field.slug)}') = ?`;
+        const params: Param[] = [blocId, value];
+        if (group) { query += " AND COALESCE(json_extract(r.data, ?), '') = ?"; params.push(fieldPath(group.slug), group.value); }
+        const holders = this.sql.get(`${query} LIMIT ?`).all(...params, updated.size + 1) as { id: number }[];
+        if (holders.some((holder) => !updated.has(holder.id))) throw uniqueViolation(key.field, value);
+      }
+    }
+  }
+
+  update(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): number[] {
     const where = whereClause(filter);
     const { [STATUS_KEY]: status, ...fields } = values;
+    const affected = unique.filter((k) => k.field.slug in fields || (k.groupBy !== null && k.groupBy in fields));
     return this.sql.immediate(() => {
-      const checked = unique.filter((f) => (fields[f.slug] ?? "") !== "");
-      if (checked.length > 0) {
-        const ids = (this.sql.get(`SELECT r.id FROM records r WHERE ${where.sql}`).all(...where.params) as { id: number }[])
-          .map((row) => row.id);
-        for (const field of checked) {
-          const value = fields[field.slug]!;
-          const holders = this.sql.get(
-            `SELECT r.id FROM records r WHERE r.bloc_id = ? AND json_extract(r.data, '${fieldPath(field.slug)}') = ? LIMIT 2`,
-          ).all(filter.blocId, value) as { id: number }[];
-          if (ids.length > 1 || holders.some((h) => !ids.includes(h.id))) throw uniqueViolation(field, value);
-        }
-      }
+      if (affected.length > 0) this.checkUnique(filter.blocId, where, fields, affected);
       const rows = this.sql.get(`UPDATE records AS r SET data = json_patch(r.data, ?),
           submitted_status = COALESCE(?, r.submitted_status)
         WHERE ${where.sql} RETURNING id`)
@@ -263,8 +286,19 @@ export class SqliteRecords {
     };
   }
 
-  isContentReferenced(sha256: string): boolean {
-    return this.sql.get("SELECT 1 FROM files WHERE sha256 = ? LIMIT 1").get(sha256) !== undefined;
+  holdContent(sha256: string, createdAt: string): string {
+    const id = crypto.randomUUID();
+    this.sql.get("INSERT INTO content_holds (id, sha256, created_at) VALUES (?, ?, ?)").run(id, sha256, createdAt);
+    return id;
+  }
+
+  releaseContent(hold: string, sha256: string, remove: () => void): void {
+    this.sql.immediate(() => {
+      this.sql.get("DELETE FROM content_holds WHERE id = ?").run(hold);
+      const used = this.sql.get(`SELECT 1 FROM files WHERE sha256 = ?
+        UNION ALL SELECT 1 FROM content_holds WHERE sha256 = ? LIMIT 1`).get(sha256, sha256) !== undefined;
+      // Removed inside the transaction: an upload of the same content takes its hold only after this commits.
+      if (!used) remove();
+    });
   }
 }
-

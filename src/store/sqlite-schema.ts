@@ -122,6 +122,13 @@ const MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   CREATE INDEX files_by_sha ON files (sha256);
+  -- Content received by an upload whose record is not written yet: it must not be deleted.
+  CREATE TABLE content_holds (
+    id         TEXT PRIMARY KEY,
+    sha256     TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX content_holds_by_sha ON content_holds (sha256);
   -- The last counter value handed out per autogenerate field, group and rendered text.
   CREATE TABLE sequences (
     bloc_id TEXT NOT NULL REFERENCES blocs(id),

@@ -6,7 +6,7 @@ import type {
   RestrictionMode, Role, ScanLimitPeriod, StoredFile, StoredRecord, Token, User, UserRole, Visibility,
 } from "../domain/model.js";
 import type {
-  AccessFacts, InsertPlan, Inserted, NewRecord, NewToken, Page, ScanCount, Store, ValueCounts,
+  AccessFacts, InsertPlan, Inserted, NewRecord, NewToken, Page, ScanCount, Store, UniqueKey, ValueCounts,
 } from "./store.js";
 import { migrate } from "./sqlite-schema.js";
 import { SqliteRecords } from "./sqlite-records.js";
@@ -337,7 +337,7 @@ export class SqliteStore implements Store {
     return this.records.listAfter(filter, order, cursor, limit);
   }
 
-  async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly Field[]): Promise<number[]> {
+  async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): Promise<number[]> {
     return this.records.update(filter, values, unique);
   }
 
@@ -349,8 +349,12 @@ export class SqliteStore implements Store {
     return this.records.findFile(ref);
   }
 
-  async isContentReferenced(sha256: string): Promise<boolean> {
-    return this.records.isContentReferenced(sha256);
+  async holdContent(sha256: string, createdAt: string): Promise<string> {
+    return this.records.holdContent(sha256, createdAt);
+  }
+
+  async releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
+    this.records.releaseContent(hold, sha256, remove);
   }
 
   async close(): Promise<void> {

@@ -32,8 +32,16 @@ export interface AutogeneratePlan {
   readonly sent: string;
 }
 
-/** A file already on disk, to be tied to the new record. */
-export type NewFile = Omit<StoredFile, "blocId" | "recordId">;
+/** A file already on disk, to be tied to the new record; writing it releases the upload's hold on the content. */
+export interface NewFile extends Omit<StoredFile, "blocId" | "recordId"> {
+  readonly hold: string;
+}
+
+/** A field whose non-empty values must be distinct, within each value of `groupBy` when set. */
+export interface UniqueKey {
+  readonly field: Field;
+  readonly groupBy: string | null;
+}
 
 /**
  * The checks and fills an insert makes inside its own transaction, so that they hold
@@ -144,12 +152,20 @@ export interface Store {
    * transaction; returns their IDs ascending. A value of a `unique` field already held by another
    * record, or set on several, throws RuleViolationError and changes nothing.
    */
-  updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly Field[]): Promise<number[]>;
+  updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): Promise<number[]>;
   /** Records of the bloc created at or after `since` (all time when null). */
   scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): Promise<ScanCount>;
   findFile(ref: string): Promise<StoredFile | undefined>;
-  /** Whether any record's file refers to this content. */
-  isContentReferenced(sha256: string): Promise<boolean>;
+  /**
+   * Marks content as in use by an upload in progress, before the content is put in
+   * place; returns the hold's ID. A record that takes the file releases the hold.
+   */
+  holdContent(sha256: string, createdAt: string): Promise<string>;
+  /**
+   * Releases an upload's hold; if then no record and no other upload uses the content,
+   * calls `remove` (while no other writer can take a new hold).
+   */
+  releaseContent(hold: string, sha256: string, remove: () => void): Promise<void>;
 
   close(): Promise<void>;
 }

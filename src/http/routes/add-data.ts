@@ -12,15 +12,15 @@ const MIME = /^[A-Za-z0-9][\w.+-]*\/[A-Za-z0-9][\w.+-]*$/;
 
 /**
  * Reads a multipart add-data: text parts become parameters, each file part is streamed
- * to disk as it arrives. If anything fails later, newly stored content nothing else
- * refers to is removed again, so a refused upload leaves nothing behind.
+ * to disk as it arrives and held (in the store) until its record is written. If
+ * anything fails, the holds are released and content no record or other upload uses
+ * is removed, so a refused upload leaves nothing behind.
  */
 async function withMultipart<T>(
   ctx: Context, request: FastifyRequest, work: (params: Params, files: UploadedFile[]) => Promise<T>,
 ): Promise<T> {
   const params: Record<string, unknown> = {};
   const files: UploadedFile[] = [];
-  const created: string[] = [];
   try {
     for await (const part of request.parts()) {
       if (part.type === "field") {
@@ -28,19 +28,23 @@ async function withMultipart<T>(
         params[part.fieldname] = part.value;
         continue;
       }
-      const blob = await ctx.blobs.receive(part.file);
-      if (blob.created) created.push(blob.sha256);
-      if (part.file.truncated) throw new PayloadTooLargeError(`file ${part.fieldname} is larger than the limit`);
+      const content = await ctx.blobs.receive(part.file);
+      if (part.file.truncated) {
+        await ctx.blobs.discard(content);
+        throw new PayloadTooLargeError(`file ${part.fieldname} is larger than the limit`);
+      }
+      const hold = await ctx.store.holdContent(content.sha256, ctx.now());
       files.push({
-        slug: part.fieldname, sha256: blob.sha256, size: blob.size,
+        slug: part.fieldname, sha256: content.sha256, size: content.size, hold,
         name: part.filename || part.fieldname,
         type: MIME.test(part.mimetype) ? part.mimetype : "application/octet-stream",
       });
+      await ctx.blobs.place(content);
     }
     return await work(params, files);
   } catch (error) {
-    for (const sha256 of created) {
-      if (!(await ctx.store.isContentReferenced(sha256))) await ctx.blobs.remove(sha256);
+    for (const file of files) {
+      await ctx.store.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
     }
     throw error;
   }

@@ -11,12 +11,13 @@ export function filesRoute(app: FastifyInstance, ctx: Context): void {
     schema: { summary: "A file uploaded with a record, to users who may read that record", tags: ["records"], params: FileParams },
   }, async (request, reply) => {
     const file = await fileForReader(ctx, currentPrincipal(request), request.params.ref);
+    const content = await ctx.blobs.open(file.sha256);
     // Always a download and never sniffed: an uploaded page must not run in the service's origin.
     return reply
       .type(file.type)
       .header("content-length", String(file.size))
       .header("content-disposition", `attachment; filename="${file.name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(file.name)}`)
       .header("x-content-type-options", "nosniff")
-      .send(ctx.blobs.open(file.sha256));
+      .send(content);
   });
 }

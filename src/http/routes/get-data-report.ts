@@ -78,7 +78,7 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context): void {
       if (responseType === "blob") {
         return reply.type(XLSX_TYPE)
           .header("content-disposition", contentDisposition(report.bloc.name, ctx.now()))
-          .send(reportXlsx(report));
+          .send(reportXlsx(report, (ref) => `${request.protocol}://${request.host}/api/files/${encodeURIComponent(ref)}`));
       }
       return reply.type("application/json; charset=utf-8").send(reportJson(report));
     },
