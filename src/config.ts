@@ -15,6 +15,8 @@ export interface Config {
   readonly filesDir: string;
   /** Largest accepted upload, per file. */
   readonly maxFileBytes: number;
+  /** get-data's fieldCounts lists at most this many values per field, the most frequent; 0 lists all. */
+  readonly fieldCountsLimit: number;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -76,6 +78,13 @@ function byteCount(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+function wholeNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d{1,9}$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
 function flag(env: Env, name: string): boolean {
   const raw = env[name] ?? "0";
   if (raw !== "0" && raw !== "1") throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
@@ -95,6 +104,7 @@ export function readConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, "BLOC_LOG_LEVEL", LOG_LEVELS, "info"),
     filesDir: path.resolve(env.BLOC_FILES_DIR || "./data/files"),
     maxFileBytes: byteCount(env, "BLOC_MAX_FILE_BYTES", 25 * 1024 * 1024),
+    fieldCountsLimit: wholeNumber(env, "BLOC_FIELD_COUNTS_LIMIT", 1000),
   });
 }
 

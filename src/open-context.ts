@@ -13,6 +13,7 @@ export async function openContext(config: Config): Promise<Context> {
     blobs: new FileBlobs(config.filesDir),
     now: makeClock(config.timezone),
     idStyle: config.idStyle,
+    fieldCountsLimit: config.fieldCountsLimit,
     newFileRef: () => crypto.randomUUID(),
   };
   if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);

@@ -9,7 +9,7 @@ import { keysOf } from "./support/fixtures.js";
 
 /** A field as the admin API shows one created with only a name (and maybe a slug). */
 function textField(slug: string, name: string): Record<string, unknown> {
-  return { slug, name, applyProfileFilter: false, type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null };
+  return { slug, name, applyProfileFilter: false, type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null, indexed: false };
 }
 
 const DEFAULT_SETTINGS = {

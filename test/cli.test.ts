@@ -25,7 +25,7 @@ test("the CLI sets up a store that the server then serves", async () => {
     const field = await cli("field", "add", bloc.id, "Shift", "--slug", "shift");
     assert.deepEqual(field, {
       slug: "shift", name: "Shift", applyProfileFilter: false,
-      type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
+      type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null, indexed: false,
     });
     assert.deepEqual(await cli("grant", bloc.id, user.id, "read,add"),
       { blocId: "1", userId: user.id, read: true, add: true, update: false, seeHidden: false });

@@ -13,7 +13,7 @@ test("defaults are the documented ones", () => {
     {
       port: 8080, host: "127.0.0.1", databaseUrl: "sqlite:./data/bloc.db", adminToken: undefined,
       idStyle: "uuid", timezone: "UTC", debug: false, logLevel: "info",
-      filesDir: path.resolve("data/files"), maxFileBytes: 25 * 1024 * 1024,
+      filesDir: path.resolve("data/files"), maxFileBytes: 25 * 1024 * 1024, fieldCountsLimit: 1000,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -28,6 +28,7 @@ const BAD: readonly [string, string][] = [
   ["BLOC_TIMEZONE", "Mars/Olympus"],
   ["BLOC_DEBUG", "yes"],
   ["BLOC_MAX_FILE_BYTES", "25MB"],
+  ["BLOC_FIELD_COUNTS_LIMIT", "-1"],
 ];
 
 for (const [name, value] of BAD) {

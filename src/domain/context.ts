@@ -10,6 +10,8 @@ export interface Context {
   readonly blobs: FileBlobs;
   readonly now: Clock;
   readonly idStyle: IdStyle;
+  /** get-data's fieldCounts lists at most this many values per field (the most frequent); 0 lists all. */
+  readonly fieldCountsLimit: number;
   /** A new, unguessable reference for an uploaded file. */
   readonly newFileRef: () => string;
 }

@@ -11,10 +11,11 @@ export interface RulesInput {
   readonly maxLength?: number | null | undefined;
   readonly pattern?: string | null | undefined;
   readonly format?: string | null | undefined;
+  readonly indexed?: boolean | undefined;
 }
 
 export const TEXT_RULES: FieldRules = {
-  type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
+  type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null, indexed: false,
 };
 
 function compile(pattern: string): RegExp {
@@ -37,6 +38,7 @@ export function resolveRules(base: FieldRules, input: RulesInput, slugs: readonl
     maxLength: input.maxLength === undefined ? base.maxLength : input.maxLength,
     pattern: input.pattern === undefined ? base.pattern : input.pattern,
     format: input.format === undefined ? (retyped ? null : base.format) : input.format,
+    indexed: input.indexed ?? base.indexed,
   };
   if (!FIELD_TYPES.includes(rules.type)) throw new InvalidInputError(`type must be one of ${FIELD_TYPES.join(", ")}`);
   if (rules.type === "select") {

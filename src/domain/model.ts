@@ -58,6 +58,11 @@ export interface FieldRules {
   readonly pattern: string | null;
   /** How an `autogenerate` field builds its values, e.g. `INV-{seq:5}`. */
   readonly format: string | null;
+  /**
+   * Looked up by value (update-records' searchItems, report filters): the store keeps an
+   * index on it. Unique, autogenerate and profile-filtered fields are always indexed.
+   */
+  readonly indexed: boolean;
 }
 
 export interface Field extends FieldRules {

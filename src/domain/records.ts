@@ -126,7 +126,7 @@ export async function readRecords(ctx: Context, principal: Principal, input: Rea
   const [records, count, fieldCounts, limitInfo] = await Promise.all([
     ctx.store.listRecords(filter, { order: input.order, limit: input.limit, offset: (input.page - 1) * input.limit }),
     ctx.store.countRecords(filter),
-    ctx.store.countValues(filter, bloc.fields.map((field) => field.slug)),
+    ctx.store.countValues(filter, bloc.fields.map((field) => field.slug), ctx.fieldCountsLimit),
     countLimitInfo(ctx, bloc, visibility),
   ]);
   return { bloc, records, count, fieldCounts, countLimitInfo: limitInfo };

@@ -10,6 +10,7 @@ import {
 import type {
   InsertPlan, Inserted, NewRecord, Page, Replacement, ScanCount, UniqueKey, ValueCounts,
 } from "./store.js";
+import { CounterDeltas, SqliteCounters } from "./sqlite-counters.js";
 import { fieldPath, type Param, type Statements } from "./sqlite-statements.js";
 
 interface RecordRow {
@@ -45,10 +46,13 @@ function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: s
     parts.push(`CAST(r.id AS TEXT) IN (${marks})`);
   } else if (condition.key === STATUS_KEY) {
     parts.push(`CAST(r.submitted_status AS TEXT) IN (${marks})`);
-  } else {
+  } else if (condition.values.includes("")) {
     // A field never set reads "", so it must match a search for "".
     parts.push(`COALESCE(json_extract(r.data, ?), '') IN (${marks})`);
     params.push(fieldPath(condition.key));
+  } else {
+    // The path is inlined, not bound, so that the field's expression index (if any) serves the lookup.
+    parts.push(`json_extract(r.data, '${fieldPath(condition.key)}') IN (${marks})`);
   }
   params.push(...condition.values);
 }
@@ -74,14 +78,34 @@ function orderBy(order: Order): string {
   return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
 }
 
+function minTime(a: string | undefined, b: string): string {
+  return a !== undefined && a < b ? a : b;
+}
+
+function maxTime(a: string | undefined, b: string): string {
+  return a !== undefined && a > b ? a : b;
+}
+
 /** Escapes LIKE's wildcards so that a prefix is matched literally. */
 function likePrefix(text: string): string {
   return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+interface QueuedInsert {
+  readonly record: NewRecord;
+  readonly plan: InsertPlan;
+  readonly resolve: (inserted: Inserted) => void;
+  readonly reject: (error: unknown) => void;
+}
+
 /** Record reads and writes of the SQLite engine. */
 export class SqliteRecords {
-  constructor(private readonly sql: Statements) {}
+  private readonly counters: SqliteCounters;
+  private queue: QueuedInsert[] = [];
+
+  constructor(private readonly sql: Statements) {
+    this.counters = new SqliteCounters(sql);
+  }
 
   /** Whether another record of the bloc holds `value` in `slug` (within the template's group, if any). */
   private taken(blocId: string, slug: string, value: string, group?: { slug: string; value: string }): boolean {
@@ -137,8 +161,45 @@ export class SqliteRecords {
     return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${parts.join(" AND ")}`).get(...params) as { n: number }).n;
   }
 
-  insert(record: NewRecord, plan: InsertPlan): Inserted {
-    return this.sql.immediate(() => {
+  /**
+   * Group commit: inserts that arrive while one transaction is being prepared share
+   * it, so that many answers cost one sync to disk. Each insert runs in a savepoint
+   * of its own, so one refused insert does not undo the others, and no answer is
+   * given before the transaction holding it has committed.
+   */
+  insert(record: NewRecord, plan: InsertPlan): Promise<Inserted> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ record, plan, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.queue;
+    this.queue = [];
+    const outcomes: ({ inserted: Inserted } | { error: unknown })[] = [];
+    try {
+      this.sql.immediate(() => {
+        for (const item of batch) {
+          try {
+            outcomes.push({ inserted: this.sql.db.transaction(() => this.insertOne(item.record, item.plan))() });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if ("inserted" in outcome) item.resolve(outcome.inserted); else item.reject(outcome.error);
+    });
+  }
+
+  private insertOne(record: NewRecord, plan: InsertPlan): Inserted {
+    {
       if (plan.scanLimit) this.scanLimitCheck(record.blocId, plan.scanLimit);
       const values: Record<string, string> = { ...record.values };
       const replacements: Replacement[] = [];
@@ -177,32 +238,80 @@ export class SqliteRecords {
           .run(file.ref, record.blocId, id, file.slug, file.sha256, file.name, file.type, file.size, record.createdAt);
         this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
       }
+      const deltas = new CounterDeltas();
+      deltas.add({ ...record, values }, 1);
+      this.counters.apply(deltas);
       return { id, values, replacements };
+    }
+  }
+
+  /** Inserts records as they are, with no rules to check (imports and seeding), in one transaction. */
+  importMany(records: readonly NewRecord[]): number[] {
+    return this.sql.immediate(() => {
+      const insert = this.sql.get(`INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
+        VALUES (?, ?, ?, ?, ?, ?) RETURNING id`);
+      const deltas = new CounterDeltas();
+      const ids = records.map((record) => {
+        deltas.add(record, 1);
+        return (insert.get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
+          JSON.stringify(record.values)) as { id: number }).id;
+      });
+      this.counters.apply(deltas);
+      return ids;
     });
   }
 
   count(filter: RecordFilter): number {
+    if (filter.visibility?.none) return 0;
+    if (SqliteCounters.covers(filter)) return this.counters.days(filter).reduce((sum, day) => sum + day.n, 0);
     const where = whereClause(filter);
     return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
   }
 
+  /**
+   * A page by offset. Where the counters cover the filter, a deep offset is turned into
+   * a seek: the per-day counts find the day the page starts in, and only that day's
+   * records are skipped one by one.
+   */
   list(filter: RecordFilter, page: Page): StoredRecord[] {
-    const where = whereClause(filter);
+    let bounded = filter;
+    let offset = page.offset;
+    if (offset > 0 && SqliteCounters.covers(filter)) {
+      const days = this.counters.days(filter);
+      if (page.order === "newest") days.reverse();
+      const start = days.find(({ n }) => {
+        if (offset < n) return true;
+        offset -= n;
+        return false;
+      });
+      if (!start) return [];
+      bounded = page.order === "newest"
+        ? { ...filter, to: minTime(filter.to, `${start.day} 23:59:59`) }
+        : { ...filter, from: maxTime(filter.from, `${start.day} 00:00:00`) };
+    }
+    const where = whereClause(bounded);
     const rows = this.sql.get(
       `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`,
-    ).all(...where.params, page.limit, page.offset) as RecordRow[];
+    ).all(...where.params, page.limit, offset) as RecordRow[];
     return rows.map(toRecord);
   }
 
-  countValues(filter: RecordFilter, slugs: readonly string[]): ValueCounts {
+  /** Value counts per field: the `limit` most frequent values of each (all when 0). */
+  countValues(filter: RecordFilter, slugs: readonly string[], limit: number): ValueCounts {
+    if (filter.visibility?.none) return Object.fromEntries(slugs.map((slug) => [slug, {}]));
+    if (SqliteCounters.covers(filter) && filter.from === undefined && filter.to === undefined) {
+      return this.counters.values(filter, slugs, limit);
+    }
     // Values become keys: entries, not assignment, so that a value such as "__proto__" is kept.
     const entries = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
     const where = whereClause(filter);
-    const rows = this.sql.get(`
-      SELECT j.key AS slug, j.value AS value, COUNT(*) AS n
+    const ranked = `SELECT j.key AS slug, j.value AS value, COUNT(*) AS n,
+        ROW_NUMBER() OVER (PARTITION BY j.key ORDER BY COUNT(*) DESC, j.value) AS rank
       FROM records r, json_each(r.data) j
       WHERE ${where.sql} AND j.value <> ''
-      GROUP BY j.key, j.value`).all(...where.params) as { slug: string; value: string; n: number }[];
+      GROUP BY j.key, j.value`;
+    const rows = this.sql.get(`SELECT slug, value, n FROM (${ranked})${limit > 0 ? " WHERE rank <= ?" : ""} ORDER BY slug, rank`)
+      .all(...where.params, ...(limit > 0 ? [limit] : [])) as { slug: string; value: string; n: number }[];
     for (const row of rows) entries.get(row.slug)?.push([row.value, row.n]);
     return Object.fromEntries([...entries].map(([slug, pairs]) => [slug, Object.fromEntries(pairs)]));
   }
@@ -253,10 +362,26 @@ export class SqliteRecords {
     const affected = unique.filter((k) => k.field.slug in fields || (k.groupBy !== null && k.groupBy in fields));
     return this.sql.immediate(() => {
       if (affected.length > 0) this.checkUnique(filter.blocId, where, fields, affected);
+      // The old values leave the counters and the new ones enter, in this transaction.
+      const before = this.sql.get(`SELECT r.id, r.created_at, r.user_id, r.data FROM records r WHERE ${where.sql}`)
+        .all(...where.params) as { id: number; created_at: string; user_id: string; data: string }[];
+      if (before.length === 0) return [];
+      const deltas = new CounterDeltas();
+      for (const row of before) {
+        const old = JSON.parse(row.data) as Record<string, string>;
+        const counted = { blocId: filter.blocId, createdAt: row.created_at, userId: row.user_id, values: old };
+        for (const [slug, value] of Object.entries(fields)) {
+          const previous = old[slug] ?? "";
+          if (previous === value) continue;
+          deltas.addValue(counted, slug, previous, -1);
+          deltas.addValue(counted, slug, value, 1);
+        }
+      }
       const rows = this.sql.get(`UPDATE records AS r SET data = json_patch(r.data, ?),
           submitted_status = COALESCE(?, r.submitted_status)
         WHERE ${where.sql} RETURNING id`)
         .all(JSON.stringify(fields), status === undefined ? null : Number(status), ...where.params) as { id: number }[];
+      this.counters.apply(deltas);
       return rows.map((row) => row.id).sort((a, b) => a - b);
     });
   }

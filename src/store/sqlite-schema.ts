@@ -140,6 +140,41 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (bloc_id, slug, grp, prefix, suffix)
   );
   `,
+  // Counters kept in the same transaction as every write, so that counts, value
+  // counts and page seeks cost what the answer costs, not what the bloc holds.
+  `
+  ALTER TABLE fields ADD COLUMN indexed INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE day_counts (
+    bloc_id TEXT NOT NULL,
+    day     TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, day, user_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE value_totals (
+    bloc_id TEXT NOT NULL,
+    slug    TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, slug, value)
+  ) WITHOUT ROWID;
+  CREATE INDEX value_totals_top ON value_totals (bloc_id, slug, n DESC, value);
+  CREATE TABLE owner_value_totals (
+    bloc_id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    slug    TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, user_id, slug, value)
+  ) WITHOUT ROWID;
+  CREATE INDEX owner_value_totals_top ON owner_value_totals (bloc_id, user_id, slug, n DESC, value);
+  INSERT INTO day_counts (bloc_id, day, user_id, n)
+    SELECT bloc_id, substr(created_at, 1, 10), user_id, COUNT(*) FROM records GROUP BY 1, 2, 3;
+  INSERT INTO value_totals (bloc_id, slug, value, n)
+    SELECT r.bloc_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3;
+  INSERT INTO owner_value_totals (bloc_id, user_id, slug, value, n)
+    SELECT r.bloc_id, r.user_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3, 4;
+  `,
 ];
 
 export function migrate(db: Database.Database): void {

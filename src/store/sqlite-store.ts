@@ -28,25 +28,26 @@ interface BlocRow {
 interface FieldRow {
   bloc_id: string; slug: string; name: string; apply_profile_filter: number; type: FieldType; options: string | null;
   required: number; unique_values: number; max_length: number | null; pattern: string | null; format: string | null;
+  indexed: number;
 }
 interface GrantRow { can_read: number; can_add: number; can_update: number; see_hidden: number }
 
 const BLOC_COLUMNS = "id, name, open_to_all, accepting_data, restriction, module_id, require_job, scan_limit, scan_limit_period";
-const FIELD_COLUMNS = "bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values, max_length, pattern, format";
+const FIELD_COLUMNS = "bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values, max_length, pattern, format, indexed";
 const GRANT_COLUMNS = "can_read, can_add, can_update, see_hidden";
 
 function toField(f: FieldRow): Field {
   return {
     slug: f.slug, name: f.name, applyProfileFilter: f.apply_profile_filter === 1, type: f.type,
     options: f.options === null ? null : JSON.parse(f.options) as string[], required: f.required === 1,
-    unique: f.unique_values === 1, maxLength: f.max_length, pattern: f.pattern, format: f.format,
+    unique: f.unique_values === 1, maxLength: f.max_length, pattern: f.pattern, format: f.format, indexed: f.indexed === 1,
   };
 }
 
 /** A field as the columns after bloc_id and slug take it. */
 function fieldParams(f: Field): (string | number | null)[] {
   return [f.name, Number(f.applyProfileFilter), f.type, f.options === null ? null : JSON.stringify(f.options),
-    Number(f.required), Number(f.unique), f.maxLength, f.pattern, f.format];
+    Number(f.required), Number(f.unique), f.maxLength, f.pattern, f.format, Number(f.indexed)];
 }
 
 function toBloc(row: BlocRow, fields: readonly FieldRow[]): Bloc {
@@ -199,17 +200,17 @@ export class SqliteStore implements Store {
     return rows.map((row) => ({ id: String(row.id), name: row.name }));
   }
 
-  /** Unique and autogenerate fields are looked up by value on every write: index that lookup. */
+  /** Fields looked up by value (on writes, searches or visibility) get an index on that lookup. */
   private indexLookups(field: Field): void {
-    if (!field.unique && field.type !== "autogenerate") return;
+    if (!field.indexed && !field.unique && !field.applyProfileFilter && field.type !== "autogenerate") return;
     this.db.exec(`CREATE INDEX IF NOT EXISTS "records_value_${field.slug}"
       ON records (bloc_id, json_extract(data, '${fieldPath(field.slug)}'))`);
   }
 
   private insertField(blocId: string, field: Field): void {
     this.sql.get(`INSERT INTO fields (bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values,
-        max_length, pattern, format, position)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM fields WHERE bloc_id = ?))`)
+        max_length, pattern, format, indexed, position)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(position), 0) + 1 FROM fields WHERE bloc_id = ?))`)
       .run(blocId, field.slug, ...fieldParams(field), blocId);
     this.indexLookups(field);
   }
@@ -258,7 +259,7 @@ export class SqliteStore implements Store {
 
   async updateField(blocId: string, field: Field): Promise<boolean> {
     const result = this.sql.get(`UPDATE fields SET name = ?, apply_profile_filter = ?, type = ?, options = ?, required = ?,
-        unique_values = ?, max_length = ?, pattern = ?, format = ?
+        unique_values = ?, max_length = ?, pattern = ?, format = ?, indexed = ?
       WHERE bloc_id = ? AND slug = ?`).run(...fieldParams(field), blocId, field.slug);
     if (result.changes > 0) this.indexLookups(field);
     return result.changes > 0;
@@ -317,7 +318,7 @@ export class SqliteStore implements Store {
     return { grants: grants.map(toGrant), restriction: restriction?.mode };
   }
 
-  async insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted> {
+  insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted> {
     return this.records.insert(record, plan);
   }
 
@@ -329,8 +330,12 @@ export class SqliteStore implements Store {
     return this.records.list(filter, page);
   }
 
-  async countValues(filter: RecordFilter, slugs: readonly string[]): Promise<ValueCounts> {
-    return this.records.countValues(filter, slugs);
+  async countValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
+    return this.records.countValues(filter, slugs, limit);
+  }
+
+  async importRecords(records: readonly NewRecord[]): Promise<number[]> {
+    return this.records.importMany(records);
   }
 
   async listRecordsAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): Promise<StoredRecord[]> {

@@ -143,8 +143,13 @@ export interface Store {
   insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted>;
   countRecords(filter: RecordFilter): Promise<number>;
   listRecords(filter: RecordFilter, page: Page): Promise<StoredRecord[]>;
-  /** Value counts of the given fields over every record the filter selects; empty values are not counted. */
-  countValues(filter: RecordFilter, slugs: readonly string[]): Promise<ValueCounts>;
+  /**
+   * Value counts of the given fields over every record the filter selects; empty values
+   * are not counted. Per field, the `limit` most frequent values (all when 0), most frequent first.
+   */
+  countValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
+  /** Inserts records as they are, with no rules to check (imports, seeding); returns their IDs. */
+  importRecords(records: readonly NewRecord[]): Promise<number[]>;
   /** Up to `limit` records strictly after `cursor` in `order`; the next batch of a streamed read. */
   listRecordsAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): Promise<StoredRecord[]>;
   /**
