@@ -1,0 +1,186 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { once } from "node:events";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import type { RecordFilter, StoredRecord } from "../src/domain/model.js";
+import { SqliteStore } from "../src/store/sqlite-store.js";
+import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
+import { call } from "./support/http.js";
+import { startProcess } from "./support/process.js";
+
+/**
+ * The counters (records per day and owner, values per field and owner) are kept
+ * incrementally; they must always equal a full recount from the records themselves:
+ * after random adds, imports, updates and restriction changes, and after a crash.
+ */
+
+/** A small deterministic generator, so that a failure can be replayed. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+const SITES = ["Dublin", "Cork", "Galway", ""];
+const SHIFTS = ["day", "night", "swing"];
+
+/** Compares every counter table with the same figures computed from the records. */
+function assertCountersEqualRecount(file: string): void {
+  const db = new Database(file, { readonly: true });
+  try {
+    const pairs: [string, string][] = [
+      ["SELECT bloc_id, day, user_id, n FROM day_counts ORDER BY 1, 2, 3",
+        "SELECT bloc_id, substr(created_at, 1, 10), user_id, COUNT(*) FROM records GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"],
+      ["SELECT bloc_id, slug, value, n FROM value_totals ORDER BY 1, 2, 3",
+        "SELECT r.bloc_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"],
+      ["SELECT bloc_id, user_id, slug, value, n FROM owner_value_totals ORDER BY 1, 2, 3, 4",
+        "SELECT r.bloc_id, r.user_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"],
+    ];
+    for (const [counters, recount] of pairs) {
+      const kept = db.prepare(counters).raw().all();
+      assert.ok(kept.length > 0, `${counters} holds rows`);
+      assert.deepEqual(kept, db.prepare(recount).raw().all(), counters);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+/** Value counts of records computed here, for comparing with what the store answers. */
+function tally(records: readonly StoredRecord[], slugs: readonly string[]): Record<string, Record<string, number>> {
+  const counts: Record<string, Record<string, number>> = Object.fromEntries(slugs.map((s) => [s, {}]));
+  for (const record of records) {
+    for (const slug of slugs) {
+      const value = record.values[slug] ?? "";
+      if (value !== "") counts[slug]![value] = (counts[slug]![value] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+let server: TestServer;
+let blocId: string;
+let members: Member[];
+
+before(async () => {
+  server = await startServer({ BLOC_FIELD_COUNTS_LIMIT: "0" });
+  blocId = await addBloc(server, "Counted", ["Site", "Shift", "Note"]);
+  members = [];
+  for (let i = 0; i < 3; i += 1) members.push(await addMember(server, { blocId, read: true, add: true, update: true }));
+});
+
+after(async () => { await server.close(); });
+
+test("after random adds, imports, updates and restriction changes the counters equal a recount", async () => {
+  const next = random(7);
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]!;
+  const tokens = [server.adminToken, ...members.map((m) => m.token)];
+  for (let round = 0; round < 6; round += 1) {
+    // Adds over HTTP, many at once so that they share group commits.
+    await Promise.all(Array.from({ length: 40 }, () => server.call("POST", "/api/add-data", {
+      token: pick(tokens),
+      json: { scanStationID: blocId, dataToAdd: { field_1: pick(SITES), field_2: pick(SHIFTS), field_3: `n${Math.floor(next() * 30)}` } },
+    }).then((reply) => assert.equal(reply.status, 200, reply.text))));
+    // Imports spread over many days, owned by anyone.
+    await server.ctx.store.importRecords(Array.from({ length: 60 }, () => ({
+      blocId, createdAt: `2026-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)} 1${Math.floor(next() * 9)}:00:00`,
+      userId: pick(["1", ...members.map((m) => m.id)]), submittedStatus: 1, jobId: null,
+      values: { field_1: pick(SITES), field_2: pick(SHIFTS) },
+    })));
+    // Updates that move values between sites, clear notes, and match nothing.
+    for (let u = 0; u < 5; u += 1) {
+      const reply = await server.call("POST", "/api/update-records-by-matching-values", {
+        json: {
+          blocId,
+          fieldsToUpdate: pick([{ field_1: pick(SITES) }, { field_3: "" }, { field_2: pick(SHIFTS), field_3: "edited" }]),
+          searchItems: pick([{ field_2: pick(SHIFTS) }, { field_1: pick(SITES), field_2: pick(SHIFTS) }, { field_3: "no such note" }]),
+        },
+      });
+      assert.equal(reply.status, 200, reply.text);
+    }
+    // A member whose restriction changes reads through the owner counters.
+    const member = pick(members);
+    await server.call("PUT", `/api/admin/blocs/${blocId}/restrictions/${member.id}`, { json: { mode: pick(["own", "none"]) } });
+  }
+  assertCountersEqualRecount(path.join(server.dir, "bloc.db"));
+
+  const everything = await server.ctx.store.listRecords({ blocId }, { order: "newest", limit: 100_000, offset: 0 });
+  const slugs = ["field_1", "field_2", "field_3"];
+  const filters: { filter: RecordFilter; keep: (r: StoredRecord) => boolean }[] = [
+    { filter: { blocId }, keep: () => true },
+    { filter: { blocId, visibility: { ownerId: members[0]!.id } }, keep: (r) => r.userId === members[0]!.id },
+    { filter: { blocId, from: "2026-03-14 12:30:00", to: "2026-06-12 15:00:00" },
+      keep: (r) => r.createdAt >= "2026-03-14 12:30:00" && r.createdAt <= "2026-06-12 15:00:00" },
+    { filter: { blocId, visibility: { ownerId: "1" }, from: "2026-02-11 00:00:00" },
+      keep: (r) => r.userId === "1" && r.createdAt >= "2026-02-11 00:00:00" },
+  ];
+  for (const { filter, keep } of filters) {
+    const expected = everything.filter(keep);
+    const what = JSON.stringify(filter);
+    assert.equal(await server.ctx.store.countRecords(filter), expected.length, `count ${what}`);
+    assert.deepEqual(await server.ctx.store.countValues(filter, slugs, 0), tally(expected, slugs), `values ${what}`);
+    // Pages found by seeking through the day counts equal slices of the full order.
+    for (const offset of [0, 1, 37, Math.floor(expected.length / 2), expected.length - 3, expected.length + 5]) {
+      for (const order of ["newest", "oldest"] as const) {
+        const sorted = order === "newest" ? expected : [...expected].reverse();
+        const page = await server.ctx.store.listRecords(filter, { order, limit: 7, offset: Math.max(0, offset) });
+        assert.deepEqual(page.map((r) => r.id), sorted.slice(Math.max(0, offset), Math.max(0, offset) + 7).map((r) => r.id),
+          `page at ${offset} ${order} ${what}`);
+      }
+    }
+  }
+});
+
+test("fieldCounts lists the most frequent values first, at most BLOC_FIELD_COUNTS_LIMIT per field", async () => {
+  const limited = await startServer({ BLOC_FIELD_COUNTS_LIMIT: "2" });
+  try {
+    const bloc = await addBloc(limited, "Limited", ["Colour"]);
+    const colours = ["red", "red", "red", "blue", "blue", "green", "amber", "amber", "amber", "amber"];
+    for (const colour of colours) {
+      await limited.call("POST", "/api/add-data", { json: { scanStationID: bloc, dataToAdd: { field_1: colour } } });
+    }
+    for (const json of [{ blocId: bloc }, { blocId: bloc, fromDate: "2000-01-01" }]) {
+      const reply = await limited.call("GET", "/api/get-data", { json });
+      assert.equal(reply.json.data.count, 10);
+      assert.deepEqual(Object.entries(reply.json.data.fieldCounts.field_1), [["amber", 4], ["red", 3]], JSON.stringify(json));
+    }
+  } finally {
+    await limited.close();
+  }
+});
+
+test("a server killed in the middle of adds and updates leaves counters equal to a recount", async () => {
+  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-crash-"));
+  const admin = "crash-test-admin-token-0123456789";
+  const env = { BLOC_ADMIN_TOKEN: admin, DATABASE_URL: "sqlite:./data/bloc.db" };
+  try {
+    const first = await startProcess(env, cwd);
+    const bloc = await call(first.url, "POST", "/api/admin/blocs", { token: admin, json: { name: "Crash", fields: [{ name: "A" }, { name: "B" }] } });
+    const traffic: Promise<unknown>[] = [];
+    for (let i = 0; i < 400; i += 1) {
+      const body = i % 5 === 4
+        ? { path: "/api/update-records-by-matching-values", json: { blocId: bloc.json.id, fieldsToUpdate: { field_2: `u${i}` }, searchItems: { field_1: `a${i % 7}` } } }
+        : { path: "/api/add-data", json: { scanStationID: bloc.json.id, dataToAdd: { field_1: `a${i % 7}`, field_2: `b${i % 3}` } } };
+      traffic.push(call(first.url, "POST", body.path, { token: admin, json: body.json }).catch(() => undefined));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    first.child.kill("SIGKILL");
+    await Promise.all(traffic);
+    if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, "exit");
+
+    // Opening the store again recovers the write-ahead log; counters must match what survived.
+    const file = path.join(cwd, "data", "bloc.db");
+    const reopened = new SqliteStore(file);
+    const survived = await reopened.countRecords({ blocId: bloc.json.id });
+    await reopened.close();
+    assert.ok(survived > 0, "some adds were committed before the kill");
+    assertCountersEqualRecount(file);
+  } finally {
+    await fs.rm(cwd, { recursive: true, force: true });
+  }
+});
