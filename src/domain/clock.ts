@@ -12,9 +12,18 @@ export function makeClock(timeZone: string, source: () => Date = () => new Date(
     year: "numeric", month: "2-digit", day: "2-digit",
     hour: "2-digit", minute: "2-digit", second: "2-digit",
   });
+  // Formatting through Intl costs microseconds; every request asks, so each second is formatted once.
+  let second = Number.NaN;
+  let text = "";
   return () => {
-    const parts: Record<string, string> = {};
-    for (const part of format.formatToParts(source())) parts[part.type] = part.value;
-    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+    const now = source();
+    const current = Math.floor(now.getTime() / 1000);
+    if (current !== second) {
+      const parts: Record<string, string> = {};
+      for (const part of format.formatToParts(now)) parts[part.type] = part.value;
+      text = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+      second = current;
+    }
+    return text;
   };
 }

@@ -1,9 +1,12 @@
 import { PassThrough, Readable } from "node:stream";
+import { setImmediate as nextTurn } from "node:timers/promises";
 import ExcelJS from "exceljs";
 import type { Report } from "./report.js";
 
 /** Writes are gathered into chunks of about this size; one write per row would cost more than the row. */
 const CHUNK_CHARS = 64 * 1024;
+/** Rows written between two turns of the event loop, in which the compressor and the socket move data on. */
+const ROWS_PER_TURN = 500;
 
 /** `{"data":[row, …]}`, produced as the rows arrive. */
 export function reportJson(report: Report): Readable {
@@ -11,7 +14,7 @@ export function reportJson(report: Report): Readable {
     let chunk = '{"data":[';
     let first = true;
     for await (const row of report.rows) {
-      chunk += (first ? "" : ",") + JSON.stringify(row);
+      chunk += (first ? "" : ",") + row;
       first = false;
       if (chunk.length >= CHUNK_CHARS) { yield chunk; chunk = ""; }
     }
@@ -24,6 +27,23 @@ export function reportJson(report: Report): Readable {
 function sheetName(name: string): string {
   const cleaned = name.replace(/[[\]:*?/\\]/g, " ").trim().slice(0, 31);
   return cleaned === "" ? "Report" : cleaned;
+}
+
+/** Uncompressed sheet data may wait in the zip at most this long before rows stop being added. */
+const MAX_PENDING_BYTES = 4 * 1024 * 1024;
+
+interface StreamState { readonly length?: number }
+interface PipeInternals { readonly _writableState?: StreamState; readonly _readableState?: StreamState }
+
+/**
+ * How much sheet XML waits to be compressed. ExcelJS's streaming writer hands rows to
+ * the zip without heeding backpressure, and deflate is slower than row building, so
+ * without this look at its pipe the whole sheet would pile up in memory. The pipe is a
+ * readable-stream PassThrough (no `writableLength`), hence its internal states.
+ */
+function pendingInZip(sheet: ExcelJS.Worksheet): number {
+  const pipes = (sheet as unknown as { stream?: { pipes?: PipeInternals[] } }).stream?.pipes ?? [];
+  return pipes.reduce((sum, pipe) => sum + (pipe._writableState?.length ?? 0) + (pipe._readableState?.length ?? 0), 0);
 }
 
 /** Resolves true when `stream` can take more, false when it was closed (the client left). */
@@ -47,11 +67,18 @@ export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Re
   const sheet = workbook.addWorksheet(sheetName(report.bloc.name));
   const write = async (): Promise<void> => {
     sheet.addRow(report.columns.map((c) => c.header)).commit();
-    for await (const row of report.rows) {
+    let written = 0;
+    for await (const json of report.rows) {
+      const row = JSON.parse(json) as Record<string, string>;
       sheet.addRow(report.columns.map((c) => {
         const value = row[c.key] ?? "";
         return c.file && value !== "" ? { text: value, hyperlink: fileUrl(value) } : value;
       })).commit();
+      written += 1;
+      // The store answers without waiting on I/O: these turns let the compressor and the socket run.
+      if (written % ROWS_PER_TURN === 0) {
+        do await nextTurn(); while (pendingInZip(sheet) > MAX_PENDING_BYTES && !output.destroyed);
+      }
       if (output.writableNeedDrain && !(await drained(output))) return;
     }
     sheet.commit();

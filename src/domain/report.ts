@@ -1,30 +1,28 @@
 import { InvalidInputError } from "./errors.js";
-import type { Bloc, MatchCondition, Order, RecordCursor, RecordFilter, StoredRecord } from "./model.js";
+import type { Bloc, MatchCondition, Order, RecordCursor, RecordFilter } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
+import type { RowColumn } from "../store/store.js";
 import { requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
 
-export interface ReportColumn {
-  readonly key: string;
+export interface ReportColumn extends RowColumn {
   readonly header: string;
   /** The column holds file references, which a spreadsheet shows as links. */
   readonly file: boolean;
 }
 
-type ColumnSource = (record: StoredRecord) => string;
+/** Report-only columns around the bloc's fields, in report order. */
+const LEADING: readonly ReportColumn[] = [
+  { key: "created_at", source: "created_at", header: "Created At", file: false },
+  { key: "user_id", source: "user_id", header: "User ID", file: false },
+];
+const TRAILING: readonly ReportColumn[] = [
+  { key: "time_stamp", source: "time_stamp", header: "Time", file: false },
+  { key: "date_stamp", source: "date_stamp", header: "Date", file: false },
+];
 
-/** Report-only columns, in the order they appear around the bloc's fields. */
-const LEADING: Record<string, { header: string; read: ColumnSource }> = {
-  created_at: { header: "Created At", read: (r) => r.createdAt },
-  user_id: { header: "User ID", read: (r) => r.userId },
-};
-const TRAILING: Record<string, { header: string; read: ColumnSource }> = {
-  time_stamp: { header: "Time", read: (r) => r.createdAt.slice(11) },
-  date_stamp: { header: "Date", read: (r) => r.createdAt.slice(0, 10) },
-};
-
-/** Records streamed to report writers in batches of this many; bounds memory per request. */
+/** Rows streamed to report writers in batches of this many; bounds memory per request. */
 const BATCH = 1000;
 
 export interface ReportInput {
@@ -42,27 +40,24 @@ export interface ReportInput {
 export interface Report {
   readonly bloc: Bloc;
   readonly columns: readonly ReportColumn[];
-  /** Row values keyed by column key, in report order. */
-  readonly rows: AsyncIterable<Record<string, string>>;
+  /** Each row as the text of a JSON object keyed by column key, in column order. */
+  readonly rows: AsyncIterable<string>;
 }
 
-function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): { column: ReportColumn; read: ColumnSource }[] {
-  const all = [
-    ...Object.entries(LEADING).map(([key, c]) => ({ column: { key, header: c.header, file: false }, read: c.read })),
-    ...bloc.fields.map((f) => ({
-      column: { key: f.slug, header: f.name, file: f.type === "file" },
-      read: (r: StoredRecord) => r.values[f.slug] ?? "",
-    })),
-    ...Object.entries(TRAILING).map(([key, c]) => ({ column: { key, header: c.header, file: false }, read: c.read })),
+function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): ReportColumn[] {
+  const all: ReportColumn[] = [
+    ...LEADING,
+    ...bloc.fields.map((f) => ({ key: f.slug, source: { field: f.slug }, header: f.name, file: f.type === "file" })),
+    ...TRAILING,
   ];
   if (fields === "all") return all;
   for (const key of fields) {
-    if (!all.some((c) => c.column.key === key)) {
+    if (!all.some((c) => c.key === key)) {
       throw new InvalidInputError(`fieldsToReport names "${key}", which is not a field of this bloc`);
     }
   }
   // Columns keep the report's canonical order whatever order the request listed them in.
-  return all.filter((c) => fields.includes(c.column.key));
+  return all.filter((c) => fields.includes(c.key));
 }
 
 function matchConditions(bloc: Bloc, filter: Readonly<Record<string, readonly unknown[]>>): MatchCondition[] {
@@ -74,21 +69,22 @@ function matchConditions(bloc: Bloc, filter: Readonly<Record<string, readonly un
   });
 }
 
-async function* batches(ctx: Context, filter: RecordFilter, order: Order): AsyncGenerator<StoredRecord> {
-  let cursor: RecordCursor | undefined;
+async function* batches(ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[]): AsyncGenerator<string> {
+  let after: RecordCursor | undefined;
   for (;;) {
-    const batch = await ctx.store.listRecordsAfter(filter, order, cursor, BATCH);
-    yield* batch;
+    const batch = await ctx.store.listRows(filter, { order, limit: BATCH, offset: 0, after }, columns);
+    for (const row of batch) yield row.json;
     const last = batch[batch.length - 1];
     if (batch.length < BATCH || !last) return;
-    cursor = { createdAt: last.createdAt, id: last.id };
+    after = { createdAt: last.createdAt, id: last.id };
   }
 }
 
 async function* onePage(
-  ctx: Context, filter: RecordFilter, order: Order, page: { number: number; size: number },
-): AsyncGenerator<StoredRecord> {
-  yield* await ctx.store.listRecords(filter, { order, limit: page.size, offset: (page.number - 1) * page.size });
+  ctx: Context, filter: RecordFilter, order: Order, page: { number: number; size: number }, columns: readonly ReportColumn[],
+): AsyncGenerator<string> {
+  const rows = await ctx.store.listRows(filter, { order, limit: page.size, offset: (page.number - 1) * page.size }, columns);
+  for (const row of rows) yield row.json;
 }
 
 export async function buildReport(ctx: Context, principal: Principal, input: ReportInput): Promise<Report> {
@@ -97,13 +93,6 @@ export async function buildReport(ctx: Context, principal: Principal, input: Rep
   const filter: RecordFilter = {
     blocId: bloc.id, visibility, ...input.window, match: matchConditions(bloc, input.filter),
   };
-  const records = input.page ? onePage(ctx, filter, input.order, input.page) : batches(ctx, filter, input.order);
-  async function* rows(): AsyncGenerator<Record<string, string>> {
-    for await (const record of records) {
-      const row: Record<string, string> = {};
-      for (const c of columns) row[c.column.key] = c.read(record);
-      yield row;
-    }
-  }
-  return { bloc, columns: columns.map((c) => c.column), rows: rows() };
+  const rows = input.page ? onePage(ctx, filter, input.order, input.page, columns) : batches(ctx, filter, input.order, columns);
+  return { bloc, columns, rows };
 }

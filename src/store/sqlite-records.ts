@@ -8,7 +8,7 @@ import {
   type StoredRecord, type Visibility,
 } from "../domain/model.js";
 import type {
-  InsertPlan, Inserted, NewRecord, Page, Replacement, ScanCount, UniqueKey, ValueCounts,
+  InsertPlan, Inserted, NewRecord, Page, ProjectedRow, Replacement, RowColumn, RowPage, ScanCount, UniqueKey, ValueCounts,
 } from "./store.js";
 import { CounterDeltas, SqliteCounters } from "./sqlite-counters.js";
 import { fieldPath, type Param, type Statements } from "./sqlite-statements.js";
@@ -22,7 +22,28 @@ interface RecordRow {
   data: string;
 }
 
-const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data";
+/** What a query selects from `records AS r`, with its parameters, and how a row becomes a result. */
+interface Projection<T> {
+  readonly columns: string;
+  readonly params: readonly Param[];
+  readonly map: (row: Record<string, unknown>) => T;
+}
+
+const RECORDS: Projection<StoredRecord> = {
+  columns: "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data", params: [],
+  map: (row) => toRecord(row as unknown as RecordRow),
+};
+
+/** The SQL for one report column's value. */
+function sourceSql(column: RowColumn): string {
+  switch (column.source) {
+    case "created_at": return "r.created_at";
+    case "user_id": return "r.user_id";
+    case "time_stamp": return "substr(r.created_at, 12)";
+    case "date_stamp": return "substr(r.created_at, 1, 10)";
+    default: return `COALESCE(json_extract(r.data, '${fieldPath(column.source.field)}'), '')`;
+  }
+}
 
 function toRecord(row: RecordRow): StoredRecord {
   return {
@@ -153,12 +174,9 @@ export class SqliteRecords {
     }
   }
 
+  /** Records of the bloc created at or after `since`, through the counters where they cover the visibility. */
   private countSince(blocId: string, since: string | null, visibility: Visibility | undefined): number {
-    const parts = ["r.bloc_id = ?"];
-    const params: Param[] = [blocId];
-    if (since !== null) { parts.push("r.created_at >= ?"); params.push(since); }
-    visibilitySql(visibility, parts, params);
-    return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${parts.join(" AND ")}`).get(...params) as { n: number }).n;
+    return this.count({ blocId, ...(visibility ? { visibility } : {}), ...(since === null ? {} : { from: since }) });
   }
 
   /**
@@ -262,6 +280,11 @@ export class SqliteRecords {
   }
 
   count(filter: RecordFilter): number {
+    // One read transaction: the simplification and the query see the same snapshot.
+    return this.sql.db.transaction(() => this.countNow(this.counters.simplify(filter)))();
+  }
+
+  private countNow(filter: RecordFilter): number {
     if (filter.visibility?.none) return 0;
     if (SqliteCounters.covers(filter)) return this.counters.days(filter).reduce((sum, day) => sum + day.n, 0);
     const where = whereClause(filter);
@@ -274,6 +297,35 @@ export class SqliteRecords {
    * records are skipped one by one.
    */
   list(filter: RecordFilter, page: Page): StoredRecord[] {
+    // One read transaction: the simplification and the query see the same snapshot.
+    return this.sql.db.transaction(() => this.select(this.counters.simplify(filter), page, undefined, RECORDS))();
+  }
+
+  /** Report rows as JSON object texts built by SQLite: no record is parsed or re-serialised in JavaScript. */
+  rows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): ProjectedRow[] {
+    const pairs = columns.flatMap((column) => [column.key, sourceSql(column)]);
+    // SQLite functions take at most 127 arguments: build the object in slices and merge them in order.
+    const slices: string[] = [];
+    const params: Param[] = [];
+    for (let i = 0; i < pairs.length; i += 100) {
+      const slice = pairs.slice(i, i + 100);
+      slices.push(`json_object(${slice.map((_, k) => (k % 2 === 0 ? "?" : slice[k]!)).join(", ")})`);
+      params.push(...slice.filter((_, k) => k % 2 === 0));
+    }
+    const json = slices.reduce((merged, slice) => `json_patch(${merged}, ${slice})`);
+    const projection: Projection<ProjectedRow> = {
+      columns: `${slices.length === 0 ? "'{}'" : json} AS json, r.created_at, r.id`, params,
+      map: (row) => ({ json: row.json as string, createdAt: row.created_at as string, id: row.id as number }),
+    };
+    return this.sql.db.transaction(() => this.select(this.counters.simplify(filter), page, page.after, projection))();
+  }
+
+  /**
+   * A page of a filter by offset, or after a cursor. Where the counters cover the filter,
+   * a deep offset becomes a seek: the per-day counts find the day the page starts in,
+   * and only that day's records are skipped one by one.
+   */
+  private select<T>(filter: RecordFilter, page: Page, after: RecordCursor | undefined, projection: Projection<T>): T[] {
     let bounded = filter;
     let offset = page.offset;
     if (offset > 0 && SqliteCounters.covers(filter)) {
@@ -290,14 +342,24 @@ export class SqliteRecords {
         : { ...filter, from: maxTime(filter.from, `${start.day} 00:00:00`) };
     }
     const where = whereClause(bounded);
-    const rows = this.sql.get(
-      `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`,
-    ).all(...where.params, page.limit, offset) as RecordRow[];
-    return rows.map(toRecord);
+    let query = `SELECT ${projection.columns} FROM records r WHERE ${where.sql}`;
+    const params: Param[] = [...projection.params, ...where.params];
+    if (after) {
+      query += page.order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
+      params.push(after.createdAt, after.id);
+    }
+    const rows = this.sql.get(`${query} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`)
+      .all(...params, page.limit, offset) as Record<string, unknown>[];
+    return rows.map(projection.map);
   }
 
   /** Value counts per field: the `limit` most frequent values of each (all when 0). */
   countValues(filter: RecordFilter, slugs: readonly string[], limit: number): ValueCounts {
+    // One read transaction: the simplification and the query see the same snapshot.
+    return this.sql.db.transaction(() => this.countValuesNow(this.counters.simplify(filter), slugs, limit))();
+  }
+
+  private countValuesNow(filter: RecordFilter, slugs: readonly string[], limit: number): ValueCounts {
     if (filter.visibility?.none) return Object.fromEntries(slugs.map((slug) => [slug, {}]));
     if (SqliteCounters.covers(filter) && filter.from === undefined && filter.to === undefined) {
       return this.counters.values(filter, slugs, limit);
@@ -314,18 +376,6 @@ export class SqliteRecords {
       .all(...where.params, ...(limit > 0 ? [limit] : [])) as { slug: string; value: string; n: number }[];
     for (const row of rows) entries.get(row.slug)?.push([row.value, row.n]);
     return Object.fromEntries([...entries].map(([slug, pairs]) => [slug, Object.fromEntries(pairs)]));
-  }
-
-  listAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): StoredRecord[] {
-    const where = whereClause(filter);
-    let query = `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where.sql}`;
-    const params = [...where.params];
-    if (cursor) {
-      query += order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
-      params.push(cursor.createdAt, cursor.id);
-    }
-    const rows = this.sql.get(`${query} ORDER BY ${orderBy(order)} LIMIT ?`).all(...params, limit) as RecordRow[];
-    return rows.map(toRecord);
   }
 
   /**

@@ -6,7 +6,8 @@ import type {
   RestrictionMode, Role, ScanLimitPeriod, StoredFile, StoredRecord, Token, User, UserRole, Visibility,
 } from "../domain/model.js";
 import type {
-  AccessFacts, InsertPlan, Inserted, NewRecord, NewToken, Page, ScanCount, Store, UniqueKey, ValueCounts,
+  AccessFacts, InsertPlan, Inserted, NewRecord, NewToken, Page, ProjectedRow, RowColumn, RowPage, ScanCount, Store,
+  UniqueKey, ValueCounts,
 } from "./store.js";
 import { migrate } from "./sqlite-schema.js";
 import { SqliteRecords } from "./sqlite-records.js";
@@ -338,8 +339,8 @@ export class SqliteStore implements Store {
     return this.records.importMany(records);
   }
 
-  async listRecordsAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): Promise<StoredRecord[]> {
-    return this.records.listAfter(filter, order, cursor, limit);
+  async listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
+    return this.records.rows(filter, page, columns);
   }
 
   async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): Promise<number[]> {

@@ -89,6 +89,22 @@ export interface AccessFacts {
   readonly restriction: RestrictionMode | undefined;
 }
 
+/** A page of report rows: by offset, or (for streaming) strictly after a position. */
+export interface RowPage extends Page {
+  readonly after?: RecordCursor | undefined;
+}
+
+/** One column of a report row: a record's system value, a part of its time, or a field. */
+export interface RowColumn {
+  readonly key: string;
+  readonly source: "created_at" | "user_id" | "time_stamp" | "date_stamp" | { readonly field: string };
+}
+
+export interface ProjectedRow extends RecordCursor {
+  /** The row as a JSON object text. */
+  readonly json: string;
+}
+
 /** Field slug → value → number of records holding it. */
 export type ValueCounts = Record<string, Record<string, number>>;
 
@@ -150,8 +166,11 @@ export interface Store {
   countValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
   /** Inserts records as they are, with no rules to check (imports, seeding); returns their IDs. */
   importRecords(records: readonly NewRecord[]): Promise<number[]>;
-  /** Up to `limit` records strictly after `cursor` in `order`; the next batch of a streamed read. */
-  listRecordsAfter(filter: RecordFilter, order: Order, cursor: RecordCursor | undefined, limit: number): Promise<StoredRecord[]>;
+  /**
+   * Report rows: each record the page selects, projected onto `columns` as the text of a
+   * JSON object (keys in column order), with its position for continuing after it.
+   */
+  listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]>;
   /**
    * Sets `values` (field slugs, or `submitted_status`) on every record the filter selects, in one
    * transaction; returns their IDs ascending. A value of a `unique` field already held by another

@@ -13,9 +13,9 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/src/main.js` on an ephemeral port and waits for its "listening" line. */
-export function startProcess(env: Record<string, string>, cwd: string): Promise<Running> {
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+/** Starts `node dist/src/main.js` (or another server) on an ephemeral port and waits for its "listening" line. */
+export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY): Promise<Running> {
+  const child = spawn(process.execPath, [entry], {
     cwd, env: { ...process.env, PORT: "0", BLOC_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolve, reject) => {
