@@ -115,8 +115,8 @@ async function main(): Promise<void> {
       { name: `get-data page ${DEEP_PAGE.toLocaleString("en")} of 10, ${large}`, value: `${timing(deepLarge)}; ratio to page 1 ${(deepLarge.p99 / page1Large.p99).toFixed(2)}`, target: "≤ 10", met: deepLarge.p99 / page1Large.p99 <= 10 },
       { name: "update matching 1 record, 10,000", value: timing(oneSmall), target: "reference", met: null },
       { name: `update matching 1 record, ${large}`, value: `${timing(oneLarge)}; growth p99 ${(oneLarge.p99 / oneSmall.p99).toFixed(2)}`, target: "growth ≤ 3", met: oneLarge.p99 / oneSmall.p99 <= 3 },
-      { name: "update matching 10 records (one batch), 10,000", value: timing(thousandSmall), target: "reference", met: null },
-      { name: `update matching 1,000 records, ${large}`, value: `${timing(thousandLarge)}; growth p99 ${(thousandLarge.p99 / thousandSmall.p99).toFixed(2)}`, target: "reported", met: null },
+      { name: "update matching 1,000 records (one batch), 10,000", value: timing(thousandSmall), target: "reference", met: null },
+      { name: `update matching 1,000 records, ${large}`, value: `${timing(thousandLarge)}; growth p99 ${(thousandLarge.p99 / thousandSmall.p99).toFixed(2)}`, target: "reported (no target)", met: null },
       { name: `report JSON, ${large} rows`, value: `${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 300,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond >= 300_000 && json.firstByte <= 1 && json.rssGrowth <= 150 },
       { name: `report .xlsx, ${large} rows`, value: `${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 100,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond >= 100_000 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
     ];

@@ -29,17 +29,25 @@ function random(seed: number): () => number {
 const SITES = ["Dublin", "Cork", "Galway", ""];
 const SHIFTS = ["day", "night", "swing"];
 
-/** Compares every counter table with the same figures computed from the records. */
+/**
+ * Compares the counter tables with the same figures computed from the records, written
+ * out here independently: per segment ('' all, 'u:' owner, 'p:' profile field value).
+ */
 function assertCountersEqualRecount(file: string): void {
   const db = new Database(file, { readonly: true });
   try {
+    const segments = `
+      SELECT r.bloc_id, r.created_at, r.data, '' AS segment FROM records r
+      UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id FROM records r
+      UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || p.value
+        FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
+        JOIN json_each(r.data) p ON p.key = f.slug AND p.value <> ''`;
     const pairs: [string, string][] = [
-      ["SELECT bloc_id, day, user_id, n FROM day_counts ORDER BY 1, 2, 3",
-        "SELECT bloc_id, substr(created_at, 1, 10), user_id, COUNT(*) FROM records GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"],
-      ["SELECT bloc_id, slug, value, n FROM value_totals ORDER BY 1, 2, 3",
-        "SELECT r.bloc_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"],
-      ["SELECT bloc_id, user_id, slug, value, n FROM owner_value_totals ORDER BY 1, 2, 3, 4",
-        "SELECT r.bloc_id, r.user_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"],
+      ["SELECT bloc_id, segment, day, n FROM day_counts ORDER BY 1, 2, 3",
+        `SELECT bloc_id, segment, substr(created_at, 1, 10), COUNT(*) FROM (${segments}) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`],
+      ["SELECT bloc_id, segment, slug, value, n FROM value_totals ORDER BY 1, 2, 3, 4",
+        `SELECT s.bloc_id, s.segment, j.key, j.value, COUNT(*) FROM (${segments}) s, json_each(s.data) j
+         WHERE j.value <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`],
     ];
     for (const [counters, recount] of pairs) {
       const kept = db.prepare(counters).raw().all();
@@ -70,8 +78,15 @@ let members: Member[];
 before(async () => {
   server = await startServer({ BLOC_FIELD_COUNTS_LIMIT: "0" });
   blocId = await addBloc(server, "Counted", ["Site", "Shift", "Note"]);
+  // Site is profile-filtered from the start; Shift becomes so half-way (a recount), then stops.
+  await server.call("PATCH", `/api/admin/blocs/${blocId}/fields/field_1`, { json: { applyProfileFilter: true } });
   members = [];
-  for (let i = 0; i < 3; i += 1) members.push(await addMember(server, { blocId, read: true, add: true, update: true }));
+  for (let i = 0; i < 3; i += 1) {
+    const member = await addMember(server, { blocId, read: true, add: true, update: true });
+    // Members may write every site and shift (profile filters govern writes too); "" admits empty values.
+    await server.call("PUT", `/api/admin/users/${member.id}`, { json: { profile: [...SITES, ...SHIFTS] } });
+    members.push(member);
+  }
 });
 
 after(async () => { await server.close(); });
@@ -106,6 +121,14 @@ test("after random adds, imports, updates and restriction changes the counters e
     // A member whose restriction changes reads through the owner counters.
     const member = pick(members);
     await server.call("PUT", `/api/admin/blocs/${blocId}/restrictions/${member.id}`, { json: { mode: pick(["own", "none"]) } });
+    if (round === 2 || round === 4) {
+      await server.call("PATCH", `/api/admin/blocs/${blocId}/fields/field_2`, { json: { applyProfileFilter: round === 2 } });
+    }
+  }
+  // Records that move between profile segments, after the last recount: they must leave one and enter another.
+  for (const [fieldsToUpdate, searchItems] of [[{ field_1: "Galway" }, { field_2: "day" }], [{ field_1: "" }, { field_1: "Cork" }]]) {
+    const moved = await server.call("POST", "/api/update-records-by-matching-values", { json: { blocId, fieldsToUpdate, searchItems } });
+    assert.ok(moved.json.updated_record_ids.length > 0, `${JSON.stringify(searchItems)} matched records`);
   }
   assertCountersEqualRecount(path.join(server.dir, "bloc.db"));
 
@@ -118,6 +141,11 @@ test("after random adds, imports, updates and restriction changes the counters e
       keep: (r) => r.createdAt >= "2026-03-14 12:30:00" && r.createdAt <= "2026-06-12 15:00:00" },
     { filter: { blocId, visibility: { ownerId: "1" }, from: "2026-02-11 00:00:00" },
       keep: (r) => r.userId === "1" && r.createdAt >= "2026-02-11 00:00:00" },
+    { filter: { blocId, visibility: { match: [{ key: "field_1", values: ["Cork"] }] } }, keep: (r) => r.values.field_1 === "Cork" },
+    { filter: { blocId, visibility: { match: [{ key: "field_1", values: ["Cork", "Galway"] }] }, to: "2026-07-01 12:00:00" },
+      keep: (r) => ["Cork", "Galway"].includes(r.values.field_1 ?? "") && r.createdAt <= "2026-07-01 12:00:00" },
+    { filter: { blocId, visibility: { match: [{ key: "field_1", values: ["Dublin", "Cork", "Galway"] }] } },
+      keep: (r) => ["Dublin", "Cork", "Galway"].includes(r.values.field_1 ?? "") },
   ];
   for (const { filter, keep } of filters) {
     const expected = everything.filter(keep);

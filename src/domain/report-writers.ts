@@ -3,22 +3,18 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import ExcelJS from "exceljs";
 import type { Report } from "./report.js";
 
-/** Writes are gathered into chunks of about this size; one write per row would cost more than the row. */
-const CHUNK_CHARS = 64 * 1024;
-/** Rows written between two turns of the event loop, in which the compressor and the socket move data on. */
-const ROWS_PER_TURN = 500;
 
 /** `{"data":[row, …]}`, produced as the rows arrive. */
 export function reportJson(report: Report): Readable {
   async function* chunks(): AsyncGenerator<string> {
-    let chunk = '{"data":[';
-    let first = true;
-    for await (const row of report.rows) {
-      chunk += (first ? "" : ",") + row;
-      first = false;
-      if (chunk.length >= CHUNK_CHARS) { yield chunk; chunk = ""; }
+    let separator = "";
+    yield '{"data":[';
+    for await (const batch of report.rows) {
+      if (batch.length === 0) continue;
+      yield separator + batch.join(",");
+      separator = ",";
     }
-    yield `${chunk}]}`;
+    yield "]}";
   }
   return Readable.from(chunks(), { objectMode: false });
 }
@@ -67,18 +63,16 @@ export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Re
   const sheet = workbook.addWorksheet(sheetName(report.bloc.name));
   const write = async (): Promise<void> => {
     sheet.addRow(report.columns.map((c) => c.header)).commit();
-    let written = 0;
-    for await (const json of report.rows) {
-      const row = JSON.parse(json) as Record<string, string>;
-      sheet.addRow(report.columns.map((c) => {
-        const value = row[c.key] ?? "";
-        return c.file && value !== "" ? { text: value, hyperlink: fileUrl(value) } : value;
-      })).commit();
-      written += 1;
-      // The store answers without waiting on I/O: these turns let the compressor and the socket run.
-      if (written % ROWS_PER_TURN === 0) {
-        do await nextTurn(); while (pendingInZip(sheet) > MAX_PENDING_BYTES && !output.destroyed);
+    for await (const batch of report.rows) {
+      for (const json of batch) {
+        const row = JSON.parse(json) as Record<string, string>;
+        sheet.addRow(report.columns.map((c) => {
+          const value = row[c.key] ?? "";
+          return c.file && value !== "" ? { text: value, hyperlink: fileUrl(value) } : value;
+        })).commit();
       }
+      // The store answers without waiting on I/O: these turns let the compressor and the socket run.
+      do await nextTurn(); while (pendingInZip(sheet) > MAX_PENDING_BYTES && !output.destroyed);
       if (output.writableNeedDrain && !(await drained(output))) return;
     }
     sheet.commit();

@@ -40,8 +40,11 @@ export interface ReportInput {
 export interface Report {
   readonly bloc: Bloc;
   readonly columns: readonly ReportColumn[];
-  /** Each row as the text of a JSON object keyed by column key, in column order. */
-  readonly rows: AsyncIterable<string>;
+  /**
+   * The rows in batches (one await per batch, not per row), each row the text of a
+   * JSON object keyed by column key, in column order.
+   */
+  readonly rows: AsyncIterable<readonly string[]>;
 }
 
 function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): ReportColumn[] {
@@ -69,11 +72,13 @@ function matchConditions(bloc: Bloc, filter: Readonly<Record<string, readonly un
   });
 }
 
-async function* batches(ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[]): AsyncGenerator<string> {
+async function* batches(
+  ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[],
+): AsyncGenerator<readonly string[]> {
   let after: RecordCursor | undefined;
   for (;;) {
     const batch = await ctx.store.listRows(filter, { order, limit: BATCH, offset: 0, after }, columns);
-    for (const row of batch) yield row.json;
+    yield batch.map((row) => row.json);
     const last = batch[batch.length - 1];
     if (batch.length < BATCH || !last) return;
     after = { createdAt: last.createdAt, id: last.id };
@@ -82,9 +87,9 @@ async function* batches(ctx: Context, filter: RecordFilter, order: Order, column
 
 async function* onePage(
   ctx: Context, filter: RecordFilter, order: Order, page: { number: number; size: number }, columns: readonly ReportColumn[],
-): AsyncGenerator<string> {
+): AsyncGenerator<readonly string[]> {
   const rows = await ctx.store.listRows(filter, { order, limit: page.size, offset: (page.number - 1) * page.size }, columns);
-  for (const row of rows) yield row.json;
+  yield rows.map((row) => row.json);
 }
 
 export async function buildReport(ctx: Context, principal: Principal, input: ReportInput): Promise<Report> {

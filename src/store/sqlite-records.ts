@@ -257,7 +257,7 @@ export class SqliteRecords {
         this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
       }
       const deltas = new CounterDeltas();
-      deltas.add({ ...record, values }, 1);
+      deltas.add({ ...record, values }, this.counters.profileSlugs(record.blocId), 1);
       this.counters.apply(deltas);
       return { id, values, replacements };
     }
@@ -269,8 +269,11 @@ export class SqliteRecords {
       const insert = this.sql.get(`INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
         VALUES (?, ?, ?, ?, ?, ?) RETURNING id`);
       const deltas = new CounterDeltas();
+      const profiles = new Map<string, string[]>();
       const ids = records.map((record) => {
-        deltas.add(record, 1);
+        let profileSlugs = profiles.get(record.blocId);
+        if (!profileSlugs) profiles.set(record.blocId, profileSlugs = this.counters.profileSlugs(record.blocId));
+        deltas.add(record, profileSlugs, 1);
         return (insert.get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
           JSON.stringify(record.values)) as { id: number }).id;
       });
@@ -286,7 +289,17 @@ export class SqliteRecords {
 
   private countNow(filter: RecordFilter): number {
     if (filter.visibility?.none) return 0;
-    if (SqliteCounters.covers(filter)) return this.counters.days(filter).reduce((sum, day) => sum + day.n, 0);
+    const segments = this.counters.segments(filter);
+    if (segments) return this.days(filter, segments).reduce((sum, day) => sum + day.n, 0);
+    return this.countRecords(filter);
+  }
+
+  /** Records per day from the counters, partial edge days counted from the records. */
+  private days(filter: RecordFilter, segments: readonly string[]): { day: string; n: number }[] {
+    return this.counters.days(filter, segments, (from, to) => this.countRecords({ ...filter, from, to }));
+  }
+
+  private countRecords(filter: RecordFilter): number {
     const where = whereClause(filter);
     return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
   }
@@ -328,8 +341,9 @@ export class SqliteRecords {
   private select<T>(filter: RecordFilter, page: Page, after: RecordCursor | undefined, projection: Projection<T>): T[] {
     let bounded = filter;
     let offset = page.offset;
-    if (offset > 0 && SqliteCounters.covers(filter)) {
-      const days = this.counters.days(filter);
+    const segments = offset > 0 ? this.counters.segments(filter) : undefined;
+    if (segments) {
+      const days = this.days(filter, segments);
       if (page.order === "newest") days.reverse();
       const start = days.find(({ n }) => {
         if (offset < n) return true;
@@ -361,9 +375,8 @@ export class SqliteRecords {
 
   private countValuesNow(filter: RecordFilter, slugs: readonly string[], limit: number): ValueCounts {
     if (filter.visibility?.none) return Object.fromEntries(slugs.map((slug) => [slug, {}]));
-    if (SqliteCounters.covers(filter) && filter.from === undefined && filter.to === undefined) {
-      return this.counters.values(filter, slugs, limit);
-    }
+    const segments = filter.from === undefined && filter.to === undefined ? this.counters.segments(filter) : undefined;
+    if (segments) return this.counters.values(filter.blocId, segments, slugs, limit);
     // Values become keys: entries, not assignment, so that a value such as "__proto__" is kept.
     const entries = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
     const where = whereClause(filter);
@@ -417,14 +430,20 @@ export class SqliteRecords {
         .all(...where.params) as { id: number; created_at: string; user_id: string; data: string }[];
       if (before.length === 0) return [];
       const deltas = new CounterDeltas();
+      const profileSlugs = this.counters.profileSlugs(filter.blocId);
       for (const row of before) {
         const old = JSON.parse(row.data) as Record<string, string>;
         const counted = { blocId: filter.blocId, createdAt: row.created_at, userId: row.user_id, values: old };
-        for (const [slug, value] of Object.entries(fields)) {
-          const previous = old[slug] ?? "";
-          if (previous === value) continue;
-          deltas.addValue(counted, slug, previous, -1);
-          deltas.addValue(counted, slug, value, 1);
+        const changed = Object.entries(fields).filter(([slug, value]) => (old[slug] ?? "") !== value);
+        if (changed.some(([slug]) => profileSlugs.includes(slug))) {
+          // The record moves between profile segments: it leaves them whole and enters the new ones whole.
+          deltas.add(counted, profileSlugs, -1);
+          deltas.add({ ...counted, values: { ...old, ...fields } }, profileSlugs, 1);
+          continue;
+        }
+        for (const [slug, value] of changed) {
+          deltas.addValue(counted, profileSlugs, slug, old[slug] ?? "", -1);
+          deltas.addValue(counted, profileSlugs, slug, value, 1);
         }
       }
       const rows = this.sql.get(`UPDATE records AS r SET data = json_patch(r.data, ?),
@@ -459,6 +478,11 @@ export class SqliteRecords {
       ref: row.ref, blocId: row.bloc_id, recordId: row.record_id, slug: row.slug,
       sha256: row.sha256, name: row.name, type: row.type, size: row.size,
     };
+  }
+
+  /** Recounts a bloc's counters, in a transaction, after its profile-filtered fields changed. */
+  rebuildCounters(blocId: string): void {
+    this.sql.immediate(() => this.counters.rebuild(blocId));
   }
 
   holdContent(sha256: string, createdAt: string): string {

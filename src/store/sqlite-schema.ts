@@ -5,6 +5,27 @@ import type Database from "better-sqlite3";
  * `user_version` records the last one applied, so running them again is a no-op.
  * Never edit a released step: add the next one.
  */
+/**
+ * Fills the counters from the records (of one bloc, when `where` narrows them): used
+ * when counters are introduced and when a field starts or stops being profile-filtered.
+ */
+export function COUNTER_REBUILD(where: string): string {
+  const and = where === "" ? "" : `${where} AND `;
+  const all = `FROM records r${where === "" ? "" : ` WHERE ${where}`}`;
+  const segments = `
+    SELECT r.bloc_id, r.created_at, r.data, '' AS segment ${all}
+    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id ${all}
+    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || json_extract(r.data, '$."' || f.slug || '"')
+      FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
+      WHERE ${and}COALESCE(json_extract(r.data, '$."' || f.slug || '"'), '') <> ''`;
+  return `
+  INSERT INTO day_counts (bloc_id, segment, day, n)
+    SELECT bloc_id, segment, substr(created_at, 1, 10), COUNT(*) FROM (${segments}) GROUP BY 1, 2, 3;
+  INSERT INTO value_totals (bloc_id, segment, slug, value, n)
+    SELECT s.bloc_id, s.segment, j.key, j.value, COUNT(*) FROM (${segments}) s, json_each(s.data) j
+    WHERE j.value <> '' GROUP BY 1, 2, 3, 4;`;
+}
+
 const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE users (
@@ -144,36 +165,25 @@ const MIGRATIONS: readonly string[] = [
   // counts and page seeks cost what the answer costs, not what the bloc holds.
   `
   ALTER TABLE fields ADD COLUMN indexed INTEGER NOT NULL DEFAULT 0;
+  -- A segment is a set of records some reader sees: '' (all), 'u:<user id>' (one
+  -- owner's) or 'p:<slug>:<value>' (those holding one value of a profile-filtered field).
   CREATE TABLE day_counts (
     bloc_id TEXT NOT NULL,
+    segment TEXT NOT NULL,
     day     TEXT NOT NULL,
-    user_id TEXT NOT NULL,
     n       INTEGER NOT NULL,
-    PRIMARY KEY (bloc_id, day, user_id)
+    PRIMARY KEY (bloc_id, segment, day)
   ) WITHOUT ROWID;
   CREATE TABLE value_totals (
     bloc_id TEXT NOT NULL,
+    segment TEXT NOT NULL,
     slug    TEXT NOT NULL,
     value   TEXT NOT NULL,
     n       INTEGER NOT NULL,
-    PRIMARY KEY (bloc_id, slug, value)
+    PRIMARY KEY (bloc_id, segment, slug, value)
   ) WITHOUT ROWID;
-  CREATE INDEX value_totals_top ON value_totals (bloc_id, slug, n DESC, value);
-  CREATE TABLE owner_value_totals (
-    bloc_id TEXT NOT NULL,
-    user_id TEXT NOT NULL,
-    slug    TEXT NOT NULL,
-    value   TEXT NOT NULL,
-    n       INTEGER NOT NULL,
-    PRIMARY KEY (bloc_id, user_id, slug, value)
-  ) WITHOUT ROWID;
-  CREATE INDEX owner_value_totals_top ON owner_value_totals (bloc_id, user_id, slug, n DESC, value);
-  INSERT INTO day_counts (bloc_id, day, user_id, n)
-    SELECT bloc_id, substr(created_at, 1, 10), user_id, COUNT(*) FROM records GROUP BY 1, 2, 3;
-  INSERT INTO value_totals (bloc_id, slug, value, n)
-    SELECT r.bloc_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3;
-  INSERT INTO owner_value_totals (bloc_id, user_id, slug, value, n)
-    SELECT r.bloc_id, r.user_id, j.key, j.value, COUNT(*) FROM records r, json_each(r.data) j WHERE j.value <> '' GROUP BY 1, 2, 3, 4;
+  CREATE INDEX value_totals_top ON value_totals (bloc_id, segment, slug, n DESC, value);
+  ${COUNTER_REBUILD("")}
   `,
 ];
 

@@ -259,10 +259,13 @@ export class SqliteStore implements Store {
   }
 
   async updateField(blocId: string, field: Field): Promise<boolean> {
+    const before = (await this.findBloc(blocId))?.fields.find((f) => f.slug === field.slug);
     const result = this.sql.get(`UPDATE fields SET name = ?, apply_profile_filter = ?, type = ?, options = ?, required = ?,
         unique_values = ?, max_length = ?, pattern = ?, format = ?, indexed = ?
       WHERE bloc_id = ? AND slug = ?`).run(...fieldParams(field), blocId, field.slug);
     if (result.changes > 0) this.indexLookups(field);
+    // Profile-filtered fields define counter segments: changing which fields are means recounting.
+    if (before && before.applyProfileFilter !== field.applyProfileFilter) this.records.rebuildCounters(blocId);
     return result.changes > 0;
   }
 
