@@ -165,8 +165,8 @@ export class SqliteRecords {
       .run(blocId, slug, t.group, t.prefix, t.suffix, last);
   }
 
-  private scanLimitCheck(blocId: string, plan: NonNullable<InsertPlan["scanLimit"]>): void {
-    const counted = this.countSince(blocId, plan.since, undefined);
+  private scanLimitCheck(blocId: string, plan: NonNullable<InsertPlan["scanLimit"]>, pending: number): void {
+    const counted = this.countSince(blocId, plan.since, undefined) + pending;
     if (counted >= plan.limit) {
       throw new LimitReachedError(
         `This bloc has reached its scan limit of ${plan.limit} records${plan.period ? ` for this ${plan.period}` : ""}`,
@@ -198,13 +198,21 @@ export class SqliteRecords {
     const outcomes: ({ inserted: Inserted } | { error: unknown })[] = [];
     try {
       this.sql.immediate(() => {
+        // Counters of the whole batch are written once: most adds share a day, a segment and values.
+        const deltas = new CounterDeltas();
+        const added = new Map<string, number>();
         for (const item of batch) {
           try {
-            outcomes.push({ inserted: this.sql.db.transaction(() => this.insertOne(item.record, item.plan))() });
+            const pending = added.get(item.record.blocId) ?? 0;
+            const inserted = this.sql.db.transaction(() => this.insertOne(item.record, item.plan, pending))();
+            deltas.add({ ...item.record, values: inserted.values }, this.counters.profileSlugs(item.record.blocId), 1);
+            added.set(item.record.blocId, pending + 1);
+            outcomes.push({ inserted });
           } catch (error) {
             outcomes.push({ error });
           }
         }
+        this.counters.apply(deltas);
       });
     } catch (error) {
       for (const item of batch) item.reject(error);
@@ -216,9 +224,13 @@ export class SqliteRecords {
     });
   }
 
-  private insertOne(record: NewRecord, plan: InsertPlan): Inserted {
+  /**
+   * One insert, inside a batch whose counters are written at its end: `pending` records
+   * of this bloc were added earlier in the batch and are not in the counters yet.
+   */
+  private insertOne(record: NewRecord, plan: InsertPlan, pending: number): Inserted {
     {
-      if (plan.scanLimit) this.scanLimitCheck(record.blocId, plan.scanLimit);
+      if (plan.scanLimit) this.scanLimitCheck(record.blocId, plan.scanLimit, pending);
       const values: Record<string, string> = { ...record.values };
       const replacements: Replacement[] = [];
       for (const { field, template, sent } of plan.autogenerate) {
@@ -256,9 +268,6 @@ export class SqliteRecords {
           .run(file.ref, record.blocId, id, file.slug, file.sha256, file.name, file.type, file.size, record.createdAt);
         this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
       }
-      const deltas = new CounterDeltas();
-      deltas.add({ ...record, values }, this.counters.profileSlugs(record.blocId), 1);
-      this.counters.apply(deltas);
       return { id, values, replacements };
     }
   }

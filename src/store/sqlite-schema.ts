@@ -26,6 +26,11 @@ export function COUNTER_REBUILD(where: string): string {
     WHERE j.value <> '' GROUP BY 1, 2, 3, 4;`;
 }
 
+/** Tables whose rows decide who may do what on which bloc, and how blocs look. */
+const CONFIG_TABLES = [
+  "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
+];
+
 const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE users (
@@ -184,6 +189,15 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX value_totals_top ON value_totals (bloc_id, segment, slug, n DESC, value);
   ${COUNTER_REBUILD("")}
+  `,
+  // A generation number that every change to users, tokens, blocs or access bumps, by
+  // trigger (so no write path can forget it), letting each process cache those safely.
+  `
+  CREATE TABLE generation (id INTEGER PRIMARY KEY CHECK (id = 1), n INTEGER NOT NULL);
+  INSERT INTO generation (id, n) VALUES (1, 0);
+  ${CONFIG_TABLES.flatMap((table) => ["INSERT", "UPDATE", "DELETE"].map((event) => `
+  CREATE TRIGGER ${table}_${event.toLowerCase()}_bumps_generation AFTER ${event} ON ${table}
+  BEGIN UPDATE generation SET n = n + 1 WHERE id = 1; END;`)).join("")}
   `,
 ];
 

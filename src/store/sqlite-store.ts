@@ -92,6 +92,13 @@ export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly sql: Statements;
   private readonly records: SqliteRecords;
+  /**
+   * Blocs, tokens and access facts as last read, valid while the generation (bumped by
+   * trigger on every change to them, by any process) stays the same: every request still
+   * sees every change, at the price of one tiny read instead of several joins.
+   */
+  private readonly cache = new Map<string, unknown>();
+  private cachedGeneration = -1;
 
   constructor(file: string) {
     if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -104,6 +111,18 @@ export class SqliteStore implements Store {
     migrate(this.db);
     this.sql = new Statements(this.db);
     this.records = new SqliteRecords(this.sql);
+  }
+
+  private cached<T>(key: string, load: () => T): T {
+    const generation = (this.sql.get("SELECT n FROM generation WHERE id = 1").get() as { n: number }).n;
+    if (generation !== this.cachedGeneration || this.cache.size > 10_000) {
+      this.cache.clear();
+      this.cachedGeneration = generation;
+    }
+    if (this.cache.has(key)) return this.cache.get(key) as T;
+    const value = load();
+    this.cache.set(key, value);
+    return value;
   }
 
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
@@ -162,6 +181,13 @@ export class SqliteStore implements Store {
   }
 
   async findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined> {
+    // Unknown hashes are not kept: guessing tokens must not fill the cache.
+    const found = this.cached(`token:${hash}`, () => this.loadToken(hash) ?? null);
+    if (!found) this.cache.delete(`token:${hash}`);
+    return found ?? undefined;
+  }
+
+  private loadToken(hash: string): { token: Token; hash: string; user: User } | undefined {
     const row = this.sql.get(`
       SELECT t.id, t.user_id, t.name, t.hash, t.expires_at, t.revoked_at, t.scope_permissions, t.scope_blocs,
         u.name AS user_name, u.role AS user_role, u.profile AS user_profile
@@ -225,6 +251,10 @@ export class SqliteStore implements Store {
   }
 
   async findBloc(id: string): Promise<Bloc | undefined> {
+    return this.cached(`bloc:${id}`, () => this.loadBloc(id));
+  }
+
+  private loadBloc(id: string): Bloc | undefined {
     const row = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = ?`).get(id) as BlocRow | undefined;
     if (!row) return undefined;
     const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? ORDER BY position`).all(id) as FieldRow[];
@@ -310,6 +340,10 @@ export class SqliteStore implements Store {
   }
 
   async accessFacts(blocId: string, userId: string): Promise<AccessFacts> {
+    return this.cached(`facts:${blocId}\u0000${userId}`, () => this.loadAccessFacts(blocId, userId));
+  }
+
+  private loadAccessFacts(blocId: string, userId: string): AccessFacts {
     const user = internalId(userId);
     const grants = this.sql.get(`
       SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = ? AND user_id = ?
