@@ -99,6 +99,8 @@ export class SqliteStore implements Store {
    */
   private readonly cache = new Map<string, unknown>();
   private cachedGeneration = -1;
+  /** The generation was read in this turn of the event loop and nothing was changed since. */
+  private checked = false;
 
   constructor(file: string) {
     if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -114,10 +116,16 @@ export class SqliteStore implements Store {
   }
 
   private cached<T>(key: string, load: () => T): T {
-    const generation = (this.sql.get("SELECT n FROM generation WHERE id = 1").get() as { n: number }).n;
-    if (generation !== this.cachedGeneration || this.cache.size > 10_000) {
-      this.cache.clear();
-      this.cachedGeneration = generation;
+    // One look per turn: a request's token, bloc and access lookups run in one turn, and a
+    // change made anywhere is seen by every request that starts after it.
+    if (!this.checked) {
+      const generation = (this.sql.get("SELECT n FROM generation WHERE id = 1").get() as { n: number }).n;
+      if (generation !== this.cachedGeneration || this.cache.size > 10_000) {
+        this.cache.clear();
+        this.cachedGeneration = generation;
+      }
+      this.checked = true;
+      setImmediate(() => { this.checked = false; });
     }
     if (this.cache.has(key)) return this.cache.get(key) as T;
     const value = load();
@@ -125,7 +133,13 @@ export class SqliteStore implements Store {
     return value;
   }
 
+  /** Called by every method that changes users, tokens, blocs or access: later lookups in this turn read afresh. */
+  private changed(): void {
+    this.checked = false;
+  }
+
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
+    this.changed();
     const row = this.sql.get(
       "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING id, name, role, profile",
     ).get(name, role, createdAt) as UserRow;
@@ -138,10 +152,12 @@ export class SqliteStore implements Store {
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {
+    this.changed();
     this.sql.get("UPDATE users SET profile = ? WHERE id = ?").run(JSON.stringify(profile), internalId(userId));
   }
 
   async createRole(name: string, createdAt: string): Promise<Role> {
+    this.changed();
     const row = this.sql.write(() => this.sql.get("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
       .get(name, createdAt) as { id: number; name: string });
     return { id: String(row.id), name: row.name };
@@ -165,6 +181,7 @@ export class SqliteStore implements Store {
   }
 
   async setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> {
+    this.changed();
     const statement = member
       ? "INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
       : "DELETE FROM user_roles WHERE user_id = ? AND role_id = ?";
@@ -172,6 +189,7 @@ export class SqliteStore implements Store {
   }
 
   async createToken(token: NewToken): Promise<void> {
+    this.changed();
     this.sql.write(() => this.sql.get(
       `INSERT INTO tokens (id, user_id, name, hash, expires_at, created_at, scope_permissions, scope_blocs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -208,10 +226,12 @@ export class SqliteStore implements Store {
   }
 
   async revokeToken(id: string, revokedAt: string): Promise<boolean> {
+    this.changed();
     return this.sql.get("UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?").run(revokedAt, id).changes > 0;
   }
 
   async createModule(name: string, createdAt: string): Promise<Module> {
+    this.changed();
     const row = this.sql.get("INSERT INTO modules (name, created_at) VALUES (?, ?) RETURNING id, name")
       .get(name, createdAt) as { id: number; name: string };
     return { id: String(row.id), name: row.name };
@@ -243,6 +263,7 @@ export class SqliteStore implements Store {
   }
 
   async createBloc(bloc: Bloc, createdAt: string): Promise<void> {
+    this.changed();
     this.sql.write(() => this.sql.immediate(() => {
       this.sql.get(`INSERT INTO blocs (id, name, created_at) VALUES (?, ?, ?)`).run(bloc.id, bloc.name, createdAt);
       this.applySettings(bloc.id, bloc);
@@ -270,6 +291,7 @@ export class SqliteStore implements Store {
   }
 
   async addField(blocId: string, field: Field): Promise<void> {
+    this.changed();
     this.sql.write(() => this.insertField(blocId, field));
   }
 
@@ -285,14 +307,17 @@ export class SqliteStore implements Store {
   }
 
   async updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void> {
+    this.changed();
     this.applySettings(blocId, settings);
   }
 
   async updateField(blocId: string, field: Field): Promise<boolean> {
+    this.changed();
     const before = (await this.findBloc(blocId))?.fields.find((f) => f.slug === field.slug);
     const result = this.sql.get(`UPDATE fields SET name = ?, apply_profile_filter = ?, type = ?, options = ?, required = ?,
         unique_values = ?, max_length = ?, pattern = ?, format = ?, indexed = ?
       WHERE bloc_id = ? AND slug = ?`).run(...fieldParams(field), blocId, field.slug);
+    this.changed();
     if (result.changes > 0) this.indexLookups(field);
     // Profile-filtered fields define counter segments: changing which fields are means recounting.
     if (before && before.applyProfileFilter !== field.applyProfileFilter) this.records.rebuildCounters(blocId);
@@ -307,6 +332,7 @@ export class SqliteStore implements Store {
   }
 
   async setGrant(blocId: string, userId: string, grant: Grant): Promise<void> {
+    this.changed();
     this.sql.get(`
       INSERT INTO grants (bloc_id, user_id, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (bloc_id, user_id) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
@@ -315,10 +341,12 @@ export class SqliteStore implements Store {
   }
 
   async removeGrant(blocId: string, userId: string): Promise<void> {
+    this.changed();
     this.sql.get("DELETE FROM grants WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
   async setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void> {
+    this.changed();
     this.sql.get(`
       INSERT INTO role_grants (bloc_id, role_id, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (bloc_id, role_id) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
@@ -327,15 +355,18 @@ export class SqliteStore implements Store {
   }
 
   async removeRoleGrant(blocId: string, roleId: string): Promise<void> {
+    this.changed();
     this.sql.get("DELETE FROM role_grants WHERE bloc_id = ? AND role_id = ?").run(blocId, internalId(roleId));
   }
 
   async setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
+    this.changed();
     this.sql.get(`INSERT INTO restrictions (bloc_id, user_id, mode) VALUES (?, ?, ?)
       ON CONFLICT (bloc_id, user_id) DO UPDATE SET mode = excluded.mode`).run(blocId, internalId(userId), mode);
   }
 
   async removeRestriction(blocId: string, userId: string): Promise<void> {
+    this.changed();
     this.sql.get("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
