@@ -386,18 +386,22 @@ export class SqliteRecords {
     if (filter.visibility?.none) return Object.fromEntries(slugs.map((slug) => [slug, {}]));
     const segments = filter.from === undefined && filter.to === undefined ? this.counters.segments(filter) : undefined;
     if (segments) return this.counters.values(filter.blocId, segments, slugs, limit);
-    // Values become keys: entries, not assignment, so that a value such as "__proto__" is kept.
-    const entries = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
+    // Counted here rather than with json_each in SQL: parsing each record once in
+    // JavaScript is about twice as fast. Maps, not objects, so that "__proto__" is a value like any other.
+    const counts = new Map<string, Map<string, number>>(slugs.map((slug) => [slug, new Map()]));
     const where = whereClause(filter);
-    const ranked = `SELECT j.key AS slug, j.value AS value, COUNT(*) AS n,
-        ROW_NUMBER() OVER (PARTITION BY j.key ORDER BY COUNT(*) DESC, j.value) AS rank
-      FROM records r, json_each(r.data) j
-      WHERE ${where.sql} AND j.value <> ''
-      GROUP BY j.key, j.value`;
-    const rows = this.sql.get(`SELECT slug, value, n FROM (${ranked})${limit > 0 ? " WHERE rank <= ?" : ""} ORDER BY slug, rank`)
-      .all(...where.params, ...(limit > 0 ? [limit] : [])) as { slug: string; value: string; n: number }[];
-    for (const row of rows) entries.get(row.slug)?.push([row.value, row.n]);
-    return Object.fromEntries([...entries].map(([slug, pairs]) => [slug, Object.fromEntries(pairs)]));
+    for (const [data] of this.sql.get(`SELECT r.data FROM records r WHERE ${where.sql}`).raw().iterate(...where.params) as Iterable<[string]>) {
+      const values = JSON.parse(data) as Record<string, string>;
+      for (const slug in values) {
+        const value = values[slug]!;
+        const bucket = counts.get(slug);
+        if (value !== "" && bucket) bucket.set(value, (bucket.get(value) ?? 0) + 1);
+      }
+    }
+    return Object.fromEntries([...counts].map(([slug, bucket]) => {
+      const ranked = [...bucket].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+      return [slug, Object.fromEntries(limit > 0 ? ranked.slice(0, limit) : ranked)];
+    }));
   }
 
   /**
