@@ -74,7 +74,14 @@ async function main(): Promise<void> {
     const ceil = await load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: 32, seconds: SECONDS });
     const add = await load({
       url: api("/api/add-data"), method: "POST", token: admin, connections: 32, seconds: SECONDS,
-      body: { scanStationID: blocs.adds, dataToAdd: JSON.stringify({ field_1: "ok", field_2: "Cork", [SERIAL]: "SN-x", [COMMENT]: "scanned" }) },
+      // A scan as a scanner sends it: every select field (they are required) and a few free-text ones.
+      body: {
+        scanStationID: blocs.adds,
+        dataToAdd: JSON.stringify({
+          ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]])),
+          [SERIAL]: "SN-x", [BATCH]: "B-00001", [COMMENT]: "scanned",
+        }),
+      },
     });
     say("get-data…");
     const page1Small = await read({ blocId: blocs.small });
@@ -120,6 +127,17 @@ async function main(): Promise<void> {
       { name: `report JSON, ${large} rows`, value: `${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 300,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond >= 300_000 && json.firstByte <= 1 && json.rssGrowth <= 150 },
       { name: `report .xlsx, ${large} rows`, value: `${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 100,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond >= 100_000 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
     ];
+    // A figure measured on refused requests measures nothing: say so in the table.
+    const measured: [Load, string][] = [[ceil, "ceiling"], [add, "add-data"], [page1Small, "get-data page 1, 10,000"],
+      [page1Large, "get-data page 1, "], [windowLarge, "one-month window"], [ownLarge, "own restriction"],
+      [profileLarge, "profile filter"], [deepLarge, "get-data page "], [oneSmall, "update matching 1 record, 10,000"],
+      [oneLarge, "update matching 1 record, " + large], [thousandSmall, "update matching 1,000 records (one batch)"],
+      [thousandLarge, "update matching 1,000 records, " + large]];
+    for (const [result, prefix] of measured) {
+      if (result.failures === 0) continue;
+      const index = figures.findIndex((f) => f.name.includes(prefix));
+      if (index >= 0) figures[index] = { ...figures[index]!, value: `${figures[index]!.value} (${result.failures} of ${result.requests} requests failed)`, met: false };
+    }
     const sqlite = (new Database(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
     const raw = { ceil, add, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge, json, xlsx, seedRate };
     const table = writeResults(path.resolve(here, "../../bench"), {

@@ -8,7 +8,7 @@ import {
   type StoredRecord, type Visibility,
 } from "../domain/model.js";
 import type {
-  InsertPlan, Inserted, NewRecord, Page, ProjectedRow, Replacement, RowColumn, RowPage, ScanCount, UniqueKey, ValueCounts,
+  AutogeneratePlan, InsertPlan, Inserted, NewRecord, Page, ProjectedRow, Replacement, RowColumn, RowPage, ScanCount, UniqueKey, ValueCounts,
 } from "./store.js";
 import { CounterDeltas, SqliteCounters } from "./sqlite-counters.js";
 import { fieldPath, type Param, type Statements } from "./sqlite-statements.js";
@@ -229,48 +229,52 @@ export class SqliteRecords {
    * of this bloc were added earlier in the batch and are not in the counters yet.
    */
   private insertOne(record: NewRecord, plan: InsertPlan, pending: number): Inserted {
-    {
-      if (plan.scanLimit) this.scanLimitCheck(record.blocId, plan.scanLimit, pending);
-      const values: Record<string, string> = { ...record.values };
-      const replacements: Replacement[] = [];
-      for (const { field, template, sent } of plan.autogenerate) {
-        const group = template.groupBy === null ? undefined : { slug: template.groupBy, value: template.group };
-        if (sent !== "" && !this.taken(record.blocId, field.slug, sent, group)) {
-          values[field.slug] = sent;
-          const seq = sequenceOf(template, sent);
-          if (seq !== null) this.saveSequence(record.blocId, field.slug, template, seq);
-          continue;
-        }
-        let seq = this.lastSequence(record.blocId, field.slug, template);
-        let value: string;
-        do {
-          seq += 1;
-          if (seq > MAX_SEQUENCE) throw new LimitReachedError(`${field.slug} (${field.name}) has used up its counter`);
-          value = render(template, seq);
-        } while (this.taken(record.blocId, field.slug, value, group));
-        this.saveSequence(record.blocId, field.slug, template, seq);
-        values[field.slug] = value;
-        if (sent !== "") replacements.push({ field: field.slug, sent, value });
+    if (plan.scanLimit) this.scanLimitCheck(record.blocId, plan.scanLimit, pending);
+    const values: Record<string, string> = { ...record.values };
+    const replacements = plan.autogenerate.flatMap((autogenerate) => this.autogenerate(record.blocId, autogenerate, values));
+    for (const field of plan.unique) {
+      const value = values[field.slug];
+      if (value !== undefined && value !== "" && this.taken(record.blocId, field.slug, value)) {
+        throw uniqueViolation(field, value);
       }
-      for (const field of plan.unique) {
-        const value = values[field.slug];
-        if (value !== undefined && value !== "" && this.taken(record.blocId, field.slug, value)) {
-          throw uniqueViolation(field, value);
-        }
-      }
-      const { id } = this.sql.get(`INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
-        VALUES (?, ?, ?, ?, ?, ?) RETURNING id`)
-        .get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
-          JSON.stringify(values)) as { id: number };
-      for (const file of plan.files) {
-        this.sql.get(`INSERT INTO files (ref, bloc_id, record_id, slug, sha256, name, type, size, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-          .run(file.ref, record.blocId, id, file.slug, file.sha256, file.name, file.type, file.size, record.createdAt);
-        this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
-      }
-      return { id, values, replacements };
     }
+    const { id } = this.sql.get(`INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
+      VALUES (?, ?, ?, ?, ?, ?) RETURNING id`)
+      .get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
+        JSON.stringify(values)) as { id: number };
+    for (const file of plan.files) {
+      this.sql.get(`INSERT INTO files (ref, bloc_id, record_id, slug, sha256, name, type, size, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+        .run(file.ref, record.blocId, id, file.slug, file.sha256, file.name, file.type, file.size, record.createdAt);
+      this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
+    }
+    return { id, values, replacements };
   }
+
+  /**
+   * Fills one autogenerate field in `values`: the client's value when free, else the next
+   * free counter value. Returns the replacement to report, if the client's was taken.
+   */
+  private autogenerate(blocId: string, { field, template, sent }: AutogeneratePlan, values: Record<string, string>): Replacement[] {
+    const group = template.groupBy === null ? undefined : { slug: template.groupBy, value: template.group };
+    if (sent !== "" && !this.taken(blocId, field.slug, sent, group)) {
+      values[field.slug] = sent;
+      const seq = sequenceOf(template, sent);
+      if (seq !== null) this.saveSequence(blocId, field.slug, template, seq);
+      return [];
+    }
+    let seq = this.lastSequence(blocId, field.slug, template);
+    let value: string;
+    do {
+      seq += 1;
+      if (seq > MAX_SEQUENCE) throw new LimitReachedError(`${field.slug} (${field.name}) has used up its counter`);
+      value = render(template, seq);
+    } while (this.taken(blocId, field.slug, value, group));
+    this.saveSequence(blocId, field.slug, template, seq);
+    values[field.slug] = value;
+    return sent === "" ? [] : [{ field: field.slug, sent, value }];
+  }
+
 
   /** Inserts records as they are, with no rules to check (imports and seeding), in one transaction. */
   importMany(records: readonly NewRecord[]): number[] {
