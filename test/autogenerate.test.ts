@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { startServer, type TestServer } from "./support/server.js";
 import { call, type Reply } from "./support/http.js";
-import { startProcess, type Running } from "./support/process.js";
+import { startPair, startProcess, type ProcessPair, type Running } from "./support/process.js";
 import { insertAt, keysOf, storedRecords } from "./support/fixtures.js";
 
 /**
@@ -272,26 +272,12 @@ describe("autogenerate under concurrency (acceptance 3)", () => {
 });
 
 describe("autogenerate across two server processes on one SQLite file", () => {
-  let cwd: string;
-  let first: Running | undefined;
-  let second: Running | undefined;
-  const admin = `two-process-admin-${crypto.randomBytes(8).toString("hex")}`;
-
-  before(async () => {
-    cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-auto-2p-"));
-    const env = { DATABASE_URL: `sqlite:${path.join(cwd, "bloc.db")}`, BLOC_ADMIN_TOKEN: admin };
-    first = await startProcess(env, cwd);
-    second = await startProcess(env, cwd);
-  });
-
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await fs.rm(cwd, { recursive: true, force: true });
-  });
+  let pair: ProcessPair;
+  before(async () => { pair = await startPair("auto-2p"); });
+  after(async () => { await pair.stop(); });
 
   test("200 concurrent adds split across both processes give INV-00001 … INV-00200, with pre-filled conflicts reported", async () => {
-    const urls = [first!.url, second!.url];
+    const { urls, admin } = pair;
     const created = await call(urls[0]!, "POST", "/api/admin/blocs", {
       token: admin, json: { name: "Shared", fields: [{ name: "Number", type: "autogenerate", format: "INV-{seq:5}" }, { name: "Note" }] },
     });

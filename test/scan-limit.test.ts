@@ -1,12 +1,8 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { addMember, startServer, type TestServer } from "./support/server.js";
 import { call, type Reply } from "./support/http.js";
-import { startProcess, type Running } from "./support/process.js";
+import { startPair, type ProcessPair } from "./support/process.js";
 import { insertAt, keysOf, storedRecords } from "./support/fixtures.js";
 
 /**
@@ -253,26 +249,12 @@ describe("scan limit and visibility", () => {
 });
 
 describe("scan limit across two server processes on one SQLite file", () => {
-  let cwd: string;
-  let first: Running | undefined;
-  let second: Running | undefined;
-  const admin = `limit-two-process-${crypto.randomBytes(8).toString("hex")}`;
-
-  before(async () => {
-    cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-limit-2p-"));
-    const env = { DATABASE_URL: `sqlite:${path.join(cwd, "bloc.db")}`, BLOC_ADMIN_TOKEN: admin };
-    first = await startProcess(env, cwd);
-    second = await startProcess(env, cwd);
-  });
-
-  after(async () => {
-    await first?.stop();
-    await second?.stop();
-    await fs.rm(cwd, { recursive: true, force: true });
-  });
+  let pair: ProcessPair;
+  before(async () => { pair = await startPair("limit-2p"); });
+  after(async () => { await pair.stop(); });
 
   test("limit 20 under 40 concurrent adds split across both processes accepts exactly 20", async () => {
-    const urls = [first!.url, second!.url];
+    const { urls, admin } = pair;
     const created = await call(urls[0]!, "POST", "/api/admin/blocs", {
       token: admin, json: { name: "Shared", fields: [{ name: "Part" }], scanLimit: 20 },
     });

@@ -4,7 +4,7 @@ import { MAX_SEQUENCE, render, sequenceOf, type SequenceTemplate } from "../doma
 import { uniqueViolation } from "../domain/field-rules.js";
 import {
   RECORD_ID_KEY, STATUS_KEY,
-  type Field, type MatchCondition, type Order, type RecordCursor, type RecordFilter, type StoredFile,
+  type MatchCondition, type Order, type RecordCursor, type RecordFilter, type StoredFile,
   type StoredRecord, type Visibility,
 } from "../domain/model.js";
 import type {

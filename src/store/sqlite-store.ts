@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import type {
-  Bloc, BlocSettings, Field, FieldType, Grant, Module, Order, Permission, RecordCursor, RecordFilter,
+  Bloc, BlocSettings, Field, FieldType, Grant, Module, Permission, RecordFilter,
   RestrictionMode, Role, ScanLimitPeriod, StoredFile, StoredRecord, Token, User, UserRole, Visibility,
 } from "../domain/model.js";
 import type {

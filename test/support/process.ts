@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -48,4 +51,28 @@ export function runToEnd(
   child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
   child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+export interface ProcessPair {
+  readonly urls: readonly [string, string];
+  readonly admin: string;
+  stop(): Promise<void>;
+}
+
+/** Two server processes on one SQLite file in a fresh folder, sharing an admin token. */
+export async function startPair(name: string): Promise<ProcessPair> {
+  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), `bloc-${name}-`));
+  const admin = `${name}-admin-${crypto.randomBytes(8).toString("hex")}`;
+  const env = { DATABASE_URL: `sqlite:${path.join(cwd, "bloc.db")}`, BLOC_ADMIN_TOKEN: admin };
+  const first = await startProcess(env, cwd);
+  const second = await startProcess(env, cwd);
+  return {
+    urls: [first.url, second.url],
+    admin,
+    async stop() {
+      await first.stop();
+      await second.stop();
+      await fs.rm(cwd, { recursive: true, force: true });
+    },
+  };
 }
