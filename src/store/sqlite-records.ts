@@ -275,7 +275,6 @@ export class SqliteRecords {
     return sent === "" ? [] : [{ field: field.slug, sent, value }];
   }
 
-
   /** Inserts records as they are, with no rules to check (imports and seeding), in one transaction. */
   importMany(records: readonly NewRecord[]): number[] {
     return this.sql.immediate(() => {
@@ -317,11 +316,7 @@ export class SqliteRecords {
     return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
   }
 
-  /**
-   * A page by offset. Where the counters cover the filter, a deep offset is turned into
-   * a seek: the per-day counts find the day the page starts in, and only that day's
-   * records are skipped one by one.
-   */
+  /** A page of records by offset (see `select` for how deep offsets are found). */
   list(filter: RecordFilter, page: Page): StoredRecord[] {
     // One read transaction: the simplification and the query see the same snapshot.
     return this.sql.db.transaction(() => this.select(this.counters.simplify(filter), page, undefined, RECORDS))();
