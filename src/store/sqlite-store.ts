@@ -10,7 +10,9 @@ import type {
   UniqueKey, ValueCounts,
 } from "./store.js";
 import { migrate } from "./sqlite-schema.js";
-import { SqliteRecords } from "./sqlite-records.js";
+import { SqliteCounters } from "./sqlite-counters.js";
+import { SqliteReads } from "./sqlite-reads.js";
+import { SqliteWrites } from "./sqlite-writes.js";
 import { fieldPath, internalId, Statements } from "./sqlite-statements.js";
 
 interface UserRow { id: number; name: string; role: UserRole; profile: string }
@@ -86,12 +88,14 @@ const SETTING_COLUMNS: { readonly [K in keyof BlocSettings]-?: [string, (v: NonN
 
 /**
  * The embedded engine: one SQLite file in WAL mode, shared safely by several processes.
- * Record queries live in SqliteRecords; this class holds users, tokens, blocs and access.
+ * Records are read in SqliteReads and written in SqliteWrites; this class holds users,
+ * tokens, blocs and access, and hands record work to those two.
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
   private readonly sql: Statements;
-  private readonly records: SqliteRecords;
+  private readonly reads: SqliteReads;
+  private readonly writes: SqliteWrites;
   /**
    * Blocs, tokens and access facts as last read, valid while the generation (bumped by
    * trigger on every change to them, by any process) stays the same: every request still
@@ -112,7 +116,9 @@ export class SqliteStore implements Store {
     this.db.pragma("foreign_keys = ON");
     migrate(this.db);
     this.sql = new Statements(this.db);
-    this.records = new SqliteRecords(this.sql);
+    const counters = new SqliteCounters(this.sql);
+    this.reads = new SqliteReads(this.sql, counters);
+    this.writes = new SqliteWrites(this.sql, counters, this.reads);
   }
 
   private cached<T>(key: string, load: () => T): T {
@@ -320,7 +326,7 @@ export class SqliteStore implements Store {
     this.changed();
     if (result.changes > 0) this.indexLookups(field);
     // Profile-filtered fields define counter segments: changing which fields are means recounting.
-    if (before && before.applyProfileFilter !== field.applyProfileFilter) this.records.rebuildCounters(blocId);
+    if (before && before.applyProfileFilter !== field.applyProfileFilter) this.writes.rebuildCounters(blocId);
     return result.changes > 0;
   }
 
@@ -388,47 +394,47 @@ export class SqliteStore implements Store {
   }
 
   insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted> {
-    return this.records.insert(record, plan);
+    return this.writes.insert(record, plan);
   }
 
   async countRecords(filter: RecordFilter): Promise<number> {
-    return this.records.count(filter);
+    return this.reads.count(filter);
   }
 
   async listRecords(filter: RecordFilter, page: Page): Promise<StoredRecord[]> {
-    return this.records.list(filter, page);
+    return this.reads.list(filter, page);
   }
 
   async countValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
-    return this.records.countValues(filter, slugs, limit);
+    return this.reads.countValues(filter, slugs, limit);
   }
 
   async importRecords(records: readonly NewRecord[]): Promise<number[]> {
-    return this.records.importMany(records);
+    return this.writes.importMany(records);
   }
 
   async listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
-    return this.records.rows(filter, page, columns);
+    return this.reads.rows(filter, page, columns);
   }
 
   async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): Promise<number[]> {
-    return this.records.update(filter, values, unique);
+    return this.writes.update(filter, values, unique);
   }
 
   async scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): Promise<ScanCount> {
-    return this.records.scanCount(blocId, since, limit, visibility);
+    return this.reads.scanCount(blocId, since, limit, visibility);
   }
 
   async findFile(ref: string): Promise<StoredFile | undefined> {
-    return this.records.findFile(ref);
+    return this.reads.findFile(ref);
   }
 
   async holdContent(sha256: string, createdAt: string): Promise<string> {
-    return this.records.holdContent(sha256, createdAt);
+    return this.writes.holdContent(sha256, createdAt);
   }
 
   async releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
-    this.records.releaseContent(hold, sha256, remove);
+    this.writes.releaseContent(hold, sha256, remove);
   }
 
   async close(): Promise<void> {

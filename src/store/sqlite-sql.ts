@@ -1,0 +1,107 @@
+import {
+  RECORD_ID_KEY, STATUS_KEY,
+  type MatchCondition, type Order, type RecordFilter, type StoredRecord, type Visibility,
+} from "../domain/model.js";
+import type { RowColumn } from "./store.js";
+import { fieldPath, type Param } from "./sqlite-statements.js";
+
+/* The SQL that record queries share: conditions for filters and visibility, orders, projections. */
+
+export interface RecordRow {
+  id: number;
+  created_at: string;
+  user_id: string;
+  submitted_status: number;
+  job_id: string | null;
+  data: string;
+}
+
+/** What a query selects from `records AS r`, with its parameters, and how a row becomes a result. */
+export interface Projection<T> {
+  readonly columns: string;
+  readonly params: readonly Param[];
+  readonly map: (row: Record<string, unknown>) => T;
+}
+
+export const RECORDS: Projection<StoredRecord> = {
+  columns: "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data", params: [],
+  map: (row) => toRecord(row as unknown as RecordRow),
+};
+
+/** The SQL for one report column's value. */
+export function sourceSql(column: RowColumn): string {
+  switch (column.source) {
+    case "created_at": return "r.created_at";
+    case "user_id": return "r.user_id";
+    case "time_stamp": return "substr(r.created_at, 12)";
+    case "date_stamp": return "substr(r.created_at, 1, 10)";
+    default: return `COALESCE(json_extract(r.data, '${fieldPath(column.source.field)}'), '')`;
+  }
+}
+
+export function toRecord(row: RecordRow): StoredRecord {
+  return {
+    id: row.id,
+    createdAt: row.created_at,
+    userId: row.user_id,
+    submittedStatus: row.submitted_status,
+    jobId: row.job_id,
+    values: JSON.parse(row.data) as Record<string, string>,
+  };
+}
+
+/** `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as asked. */
+export function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Param[]): void {
+  if (condition.values.length === 0) {
+    if (empty === "none") parts.push("0 = 1");
+    return;
+  }
+  const marks = condition.values.map(() => "?").join(", ");
+  if (condition.key === RECORD_ID_KEY) {
+    parts.push(`CAST(r.id AS TEXT) IN (${marks})`);
+  } else if (condition.key === STATUS_KEY) {
+    parts.push(`CAST(r.submitted_status AS TEXT) IN (${marks})`);
+  } else if (condition.values.includes("")) {
+    // A field never set reads "", so it must match a search for "".
+    parts.push(`COALESCE(json_extract(r.data, ?), '') IN (${marks})`);
+    params.push(fieldPath(condition.key));
+  } else {
+    // The path is inlined, not bound, so that the field's expression index (if any) serves the lookup.
+    parts.push(`json_extract(r.data, '${fieldPath(condition.key)}') IN (${marks})`);
+  }
+  params.push(...condition.values);
+}
+
+export function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Param[]): void {
+  if (visibility?.none) parts.push("0 = 1");
+  if (visibility?.ownerId !== undefined) { parts.push("r.user_id = ?"); params.push(visibility.ownerId); }
+  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
+}
+
+/** The SQL condition and its parameters for a filter, visibility included, over `records AS r`. */
+export function whereClause(filter: RecordFilter): { sql: string; params: Param[] } {
+  const parts = ["r.bloc_id = ?"];
+  const params: Param[] = [filter.blocId];
+  visibilitySql(filter.visibility, parts, params);
+  if (filter.from !== undefined) { parts.push("r.created_at >= ?"); params.push(filter.from); }
+  if (filter.to !== undefined) { parts.push("r.created_at <= ?"); params.push(filter.to); }
+  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params);
+  return { sql: parts.join(" AND "), params };
+}
+
+export function orderBy(order: Order): string {
+  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
+}
+
+export function minTime(a: string | undefined, b: string): string {
+  return a !== undefined && a < b ? a : b;
+}
+
+export function maxTime(a: string | undefined, b: string): string {
+  return a !== undefined && a > b ? a : b;
+}
+
+/** Escapes LIKE's wildcards so that a prefix is matched literally. */
+export function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
