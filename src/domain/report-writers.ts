@@ -3,7 +3,6 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import ExcelJS from "exceljs";
 import type { Report } from "./report.js";
 
-
 /** `{"data":[row, …]}`, produced as the rows arrive. */
 export function reportJson(report: Report): Readable {
   async function* chunks(): AsyncGenerator<string> {
@@ -53,9 +52,10 @@ function drained(stream: PassThrough): Promise<boolean> {
 }
 
 /**
- * An .xlsx workbook written row by row (file references become links to their download) with ExcelJS's streaming writer, waiting for
- * the reader whenever the output buffer is full, so memory stays flat however many
- * rows the report has.
+ * An .xlsx workbook written row by row with ExcelJS's streaming writer (file references
+ * become links to their download), waiting for the compressor and the reader whenever
+ * they fall behind, so memory stays flat however many rows the report has. A reader
+ * that leaves stops the writing.
  */
 export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Readable {
   const output = new PassThrough();
@@ -73,7 +73,7 @@ export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Re
       }
       // The store answers without waiting on I/O: these turns let the compressor and the socket run.
       do await nextTurn(); while (pendingInZip(sheet) > MAX_PENDING_BYTES && !output.destroyed);
-      if (output.writableNeedDrain && !(await drained(output))) return;
+      if (output.destroyed || (output.writableNeedDrain && !(await drained(output)))) return;
     }
     sheet.commit();
     await workbook.commit();
