@@ -115,41 +115,46 @@ async function requireRole(ctx: Context, roleId: string): Promise<void> {
   if (!(await ctx.store.findRole(roleId))) throw new NotFoundError(`Role "${roleId}" does not exist`);
 }
 
-export async function setGrant(ctx: Context, blocId: string, userId: string, grant: Grant): Promise<Grant> {
+/** Both must exist: grants and restrictions name a bloc and a user (or role). */
+async function requireBlocAndUser(ctx: Context, blocId: string, userId: string): Promise<void> {
   await getBloc(ctx, blocId);
   await requireUser(ctx, userId);
+}
+
+async function requireBlocAndRole(ctx: Context, blocId: string, roleId: string): Promise<void> {
+  await getBloc(ctx, blocId);
+  await requireRole(ctx, roleId);
+}
+
+export async function setGrant(ctx: Context, blocId: string, userId: string, grant: Grant): Promise<Grant> {
+  await requireBlocAndUser(ctx, blocId, userId);
   await ctx.store.setGrant(blocId, userId, grant);
   return grant;
 }
 
 export async function removeGrant(ctx: Context, blocId: string, userId: string): Promise<void> {
-  await getBloc(ctx, blocId);
-  await requireUser(ctx, userId);
+  await requireBlocAndUser(ctx, blocId, userId);
   await ctx.store.removeGrant(blocId, userId);
 }
 
 export async function setRoleGrant(ctx: Context, blocId: string, roleId: string, grant: Grant): Promise<Grant> {
-  await getBloc(ctx, blocId);
-  await requireRole(ctx, roleId);
+  await requireBlocAndRole(ctx, blocId, roleId);
   await ctx.store.setRoleGrant(blocId, roleId, grant);
   return grant;
 }
 
 export async function removeRoleGrant(ctx: Context, blocId: string, roleId: string): Promise<void> {
-  await getBloc(ctx, blocId);
-  await requireRole(ctx, roleId);
+  await requireBlocAndRole(ctx, blocId, roleId);
   await ctx.store.removeRoleGrant(blocId, roleId);
 }
 
 export async function setRestriction(ctx: Context, blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
-  await getBloc(ctx, blocId);
-  await requireUser(ctx, userId);
+  await requireBlocAndUser(ctx, blocId, userId);
   await ctx.store.setRestriction(blocId, userId, mode);
 }
 
 export async function removeRestriction(ctx: Context, blocId: string, userId: string): Promise<void> {
-  await getBloc(ctx, blocId);
-  await requireUser(ctx, userId);
+  await requireBlocAndUser(ctx, blocId, userId);
   await ctx.store.removeRestriction(blocId, userId);
 }
 

@@ -337,13 +337,18 @@ export class SqliteStore implements Store {
     return row.n ?? 0;
   }
 
+  /** A user's or a role's grant on a bloc, replacing any earlier one. */
+  private upsertGrant(table: "grants" | "role_grants", holder: "user_id" | "role_id", blocId: string, id: string, grant: Grant): void {
+    this.sql.get(`
+      INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (bloc_id, ${holder}) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
+        can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
+      .run(blocId, internalId(id), ...grantParams(grant));
+  }
+
   async setGrant(blocId: string, userId: string, grant: Grant): Promise<void> {
     this.changed();
-    this.sql.get(`
-      INSERT INTO grants (bloc_id, user_id, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (bloc_id, user_id) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
-        can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
-      .run(blocId, internalId(userId), ...grantParams(grant));
+    this.upsertGrant("grants", "user_id", blocId, userId, grant);
   }
 
   async removeGrant(blocId: string, userId: string): Promise<void> {
@@ -353,11 +358,7 @@ export class SqliteStore implements Store {
 
   async setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void> {
     this.changed();
-    this.sql.get(`
-      INSERT INTO role_grants (bloc_id, role_id, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (bloc_id, role_id) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
-        can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
-      .run(blocId, internalId(roleId), ...grantParams(grant));
+    this.upsertGrant("role_grants", "role_id", blocId, roleId, grant);
   }
 
   async removeRoleGrant(blocId: string, roleId: string): Promise<void> {
