@@ -1,8 +1,9 @@
 import type {
   Bloc, BlocSettings, Field, Grant, Module, Order, RecordCursor, RecordFilter, RestrictionMode, Role,
-  ScanLimitPeriod, StoredFile, StoredRecord, Token, TokenScope, User, UserRole, Visibility,
+  StoredFile, StoredRecord, Token, TokenScope, User, UserRole,
 } from "../domain/model.js";
 import type { SequenceTemplate } from "../domain/autogenerate.js";
+import type { CounterDeltas } from "../domain/counters.js";
 
 export interface NewToken {
   readonly id: string;
@@ -24,55 +25,9 @@ export interface NewRecord {
   readonly values: Readonly<Record<string, string>>;
 }
 
-/** An auto-generated field of a new record: the client's value, if any, and how to make one. */
-export interface AutogeneratePlan {
-  readonly field: Field;
-  readonly template: SequenceTemplate;
-  /** What the client sent; kept if free, else replaced and reported. */
-  readonly sent: string;
-}
-
-/** A file already on disk, to be tied to the new record; writing it releases the upload's hold on the content. */
+/** A file already on disk, to be tied to a new record; writing it releases the upload's hold on the content. */
 export interface NewFile extends Omit<StoredFile, "blocId" | "recordId"> {
   readonly hold: string;
-}
-
-/** A field whose non-empty values must be distinct, within each value of `groupBy` when set. */
-export interface UniqueKey {
-  readonly field: Field;
-  readonly groupBy: string | null;
-}
-
-/**
- * The checks and fills an insert makes inside its own transaction, so that they hold
- * under concurrent writers, across processes too.
- */
-export interface InsertPlan {
-  /** Fields whose non-empty value no other record of the bloc may hold. */
-  readonly unique: readonly Field[];
-  readonly autogenerate: readonly AutogeneratePlan[];
-  readonly scanLimit: { readonly limit: number; readonly since: string | null; readonly period: ScanLimitPeriod | null } | null;
-  readonly files: readonly NewFile[];
-}
-
-export interface Replacement {
-  readonly field: string;
-  readonly sent: string;
-  readonly value: string;
-}
-
-export interface Inserted {
-  readonly id: number;
-  readonly values: Readonly<Record<string, string>>;
-  readonly replacements: readonly Replacement[];
-}
-
-export interface ScanCount {
-  /** Records since the period began (all, or those the reader may see). */
-  readonly counted: number;
-  /** Whether the whole bloc has reached the limit, and when the limit-th record came. */
-  readonly reached: boolean;
-  readonly reachedAt: string | null;
 }
 
 export interface Page {
@@ -81,17 +36,17 @@ export interface Page {
   readonly offset: number;
 }
 
-/** What decides a user's rights on one bloc, read in one go on every request (never cached). */
+/** A page of records: by offset, or (for streaming) strictly after a position, then by offset. */
+export interface RowPage extends Page {
+  readonly after?: RecordCursor | undefined;
+}
+
+/** What decides a user's rights on one bloc. */
 export interface AccessFacts {
   /** The user's own grant and those of each of their roles. */
   readonly grants: readonly Grant[];
   /** The user's own restriction on the bloc, overriding the bloc's default. */
   readonly restriction: RestrictionMode | undefined;
-}
-
-/** A page of report rows: by offset, or (for streaming) strictly after a position. */
-export interface RowPage extends Page {
-  readonly after?: RecordCursor | undefined;
 }
 
 /** One column of a report row: a record's system value, a part of its time, or a field. */
@@ -101,85 +56,172 @@ export interface RowColumn {
 }
 
 export interface ProjectedRow extends RecordCursor {
-  /** The row as a JSON object text. */
+  /** The row as a JSON object text, keys in column order, absent fields as "". */
   readonly json: string;
 }
 
 /** Field slug → value → number of records holding it. */
 export type ValueCounts = Record<string, Record<string, number>>;
 
-/**
- * Everything the service keeps. One implementation per engine (store/<engine>-store.ts);
- * the domain sees only this interface. Methods are async so that engines with
- * network round trips fit the same shape as the embedded one.
- *
- * Write methods are atomic: they either apply completely or throw and change nothing.
- * Creating something whose key exists throws ConflictError.
- */
-export interface Store {
-  createUser(name: string, role: UserRole, createdAt: string): Promise<User>;
-  findUser(id: string): Promise<User | undefined>;
-  setProfile(userId: string, profile: readonly string[]): Promise<void>;
+/** Records of some counter segments on one day (`YYYY-MM-DD`). */
+export interface DayCount {
+  readonly day: string;
+  readonly n: number;
+}
 
-  createRole(name: string, createdAt: string): Promise<Role>;
+/**
+ * A field value that must match, within a group (another field's value) when given. A
+ * record without the group field counts as holding "" there.
+ */
+export interface ValueLookup {
+  readonly slug: string;
+  readonly value: string;
+  readonly group?: { readonly slug: string; readonly value: string } | undefined;
+}
+
+/**
+ * The tables an instance consists of, parents before children: what `bloc-data copy`
+ * moves. Rows travel in a canonical shape (SQLite's column names; integers as numbers;
+ * JSON columns such as `records.data` and `users.profile` as JSON text).
+ */
+export const TABLES = [
+  "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
+  "records", "sequences", "files", "day_counts", "value_totals",
+] as const;
+export type TableName = (typeof TABLES)[number];
+export type Row = Record<string, string | number | null>;
+
+/**
+ * Reads every engine answers, alike inside a transaction, a snapshot or on their own.
+ * Record reads here are plain queries over the records or the counters: which one
+ * answers what, and how, is decided above the engines (domain/record-queries.ts).
+ */
+export interface StoreReads {
+  findUser(id: string): Promise<User | undefined>;
   findRole(id: string): Promise<Role | undefined>;
   listRoles(): Promise<Role[]>;
   rolesOf(userId: string): Promise<Role[]>;
-  /** Makes the user a member of the role, or (member false) not. */
-  setRoleMember(userId: string, roleId: string, member: boolean): Promise<void>;
-
-  createToken(token: NewToken): Promise<void>;
   findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined>;
-  /** False when no such token exists. Revoking twice keeps the first time. */
-  revokeToken(id: string, revokedAt: string): Promise<boolean>;
-
-  createModule(name: string, createdAt: string): Promise<Module>;
   findModule(id: string): Promise<Module | undefined>;
   listModules(): Promise<Module[]>;
-
-  createBloc(bloc: Bloc, createdAt: string): Promise<void>;
   findBloc(id: string): Promise<Bloc | undefined>;
   listBlocs(): Promise<Bloc[]>;
+  /** The largest bloc ID made only of digits, or 0. */
+  highestNumericBlocId(): Promise<number>;
+  accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
+  findFile(ref: string): Promise<StoredFile | undefined>;
+
+  /** Records the filter selects, counted from the records themselves. */
+  countRecords(filter: RecordFilter): Promise<number>;
+  /** A page of the records the filter selects, in `page.order` (created_at, then id). */
+  listRecords(filter: RecordFilter, page: RowPage): Promise<StoredRecord[]>;
+  /** Like listRecords, each record projected onto `columns` as the text of a JSON object. */
+  listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]>;
+  /**
+   * Value counts of the given fields over the records the filter selects, counted from
+   * the records; empty values are not counted. Per field the `limit` most frequent (all
+   * when 0), most frequent first, ties by value in code-point order.
+   */
+  tallyValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
+
+  /** Records per day (ascending) summed over the segments, from the counters; days with none are absent. */
+  dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]>;
+  /** The `limit` (all when 0) most frequent values of a field summed over the segments, from the counters. */
+  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]>;
+  /** How many records of one segment hold one of `values` in `slug`, from the counters. */
+  valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number>;
+
+  /** IDs of records of the bloc matching the lookup, at most `limit`. */
+  holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]>;
+  /** The last counter handed out for this field and template, if one was saved. */
+  lastSequence(blocId: string, slug: string, template: SequenceTemplate): Promise<number | undefined>;
+  /** Values of `slug` that start with `prefix` (within the template's group), read in batches. */
+  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate): AsyncIterable<string>;
+}
+
+/** Changes to users, tokens, blocs and access; each is atomic on its own. */
+export interface ConfigWrites {
+  createUser(name: string, role: UserRole, createdAt: string): Promise<User>;
+  setProfile(userId: string, profile: readonly string[]): Promise<void>;
+  createRole(name: string, createdAt: string): Promise<Role>;
+  /** Makes the user a member of the role, or (member false) not. */
+  setRoleMember(userId: string, roleId: string, member: boolean): Promise<void>;
+  createToken(token: NewToken): Promise<void>;
+  /** False when no such token exists. Revoking twice keeps the first time. */
+  revokeToken(id: string, revokedAt: string): Promise<boolean>;
+  createModule(name: string, createdAt: string): Promise<Module>;
+  /** The bloc, its settings and its fields. A taken ID throws ConflictError. */
+  createBloc(bloc: Bloc, createdAt: string): Promise<void>;
   addField(blocId: string, field: Field): Promise<void>;
   updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void>;
   /** Replaces a field's definition (its slug stays). False when the bloc has no such field. */
   updateField(blocId: string, field: Field): Promise<boolean>;
-  /** The largest bloc ID made only of digits, or 0. */
-  highestNumericBlocId(): Promise<number>;
-
   setGrant(blocId: string, userId: string, grant: Grant): Promise<void>;
   removeGrant(blocId: string, userId: string): Promise<void>;
   setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void>;
   removeRoleGrant(blocId: string, roleId: string): Promise<void>;
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void>;
   removeRestriction(blocId: string, userId: string): Promise<void>;
-  accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
+}
 
-  /** Inserts a record after the plan's checks and fills; throws RuleViolationError or LimitReachedError, writing nothing. */
-  insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted>;
-  countRecords(filter: RecordFilter): Promise<number>;
-  listRecords(filter: RecordFilter, page: Page): Promise<StoredRecord[]>;
+/**
+ * One unit of work inside a transaction: everything it reads sees its own writes, and
+ * everything it writes commits together or not at all. Record writes exist only here,
+ * so that nothing can change records without the counters changing with them.
+ */
+export interface Tx extends StoreReads, ConfigWrites {
   /**
-   * Value counts of the given fields over every record the filter selects; empty values
-   * are not counted. Per field, the `limit` most frequent values (all when 0), most frequent first.
+   * Serialises writers of one bloc until the transaction ends, across processes: what a
+   * unit reads of the bloc's records after this stays true until it commits.
    */
-  countValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
-  /** Inserts records as they are, with no rules to check (imports, seeding); returns their IDs. */
-  importRecords(records: readonly NewRecord[]): Promise<number[]>;
+  lockBloc(blocId: string): Promise<void>;
+  /** Returns the new record's ID. */
+  insertRecord(record: NewRecord): Promise<number>;
+  /** Ties an uploaded file to a record and releases the upload's hold on its content. */
+  insertFile(file: NewFile, blocId: string, recordId: number, createdAt: string): Promise<void>;
   /**
-   * Report rows: each record the page selects, projected onto `columns` as the text of a
-   * JSON object (keys in column order), with its position for continuing after it.
+   * Merges `fields` into the values of every record the filter selects and sets their
+   * status when given; returns their IDs ascending.
    */
-  listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]>;
+  updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]>;
+  /** Raises the saved counter of an autogenerate template to at least `last`. */
+  saveSequence(blocId: string, slug: string, template: SequenceTemplate, last: number): Promise<void>;
+  /** Deletes a bloc's counters (before they are rebuilt). */
+  clearCounters(blocId: string): Promise<void>;
+  /** Writes this unit's counter changes now and empties them (a rebuild, which would otherwise hold them all). */
+  flushCounters(): Promise<void>;
+  /** Counter changes of this unit; written when the transaction commits. */
+  readonly counters: CounterDeltas;
   /**
-   * Sets `values` (field slugs, or `submitted_status`) on every record the filter selects, in one
-   * transaction; returns their IDs ascending. A value of a `unique` field already held by another
-   * record, or set on several, throws RuleViolationError and changes nothing.
+   * Counter changes of units that ran earlier in the same transaction (a group commit)
+   * and are not in the counter tables yet.
    */
-  updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): Promise<number[]>;
-  /** Records of the bloc created at or after `since` (all time when null). */
-  scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): Promise<ScanCount>;
-  findFile(ref: string): Promise<StoredFile | undefined>;
+  readonly pending: CounterDeltas;
+}
+
+export interface TransactionOptions {
+  /**
+   * A bloc ID: units of the same bloc that arrive together may share one transaction
+   * (group commit), each in a savepoint of its own, so that one refused unit undoes only itself.
+   */
+  readonly group?: string | undefined;
+}
+
+/**
+ * Everything the service keeps. One implementation per engine (store/<engine>/); the
+ * domain sees only this interface.
+ *
+ * Reads and config writes may be called directly; each is atomic. Record writes, and
+ * any change that must commit with others, run in `transaction`. A read that must agree
+ * with itself (a page with its counts) runs in `snapshot`. Neither nests: inside `work`,
+ * use only the `tx`/`view` it is given.
+ */
+export interface Store extends StoreReads, ConfigWrites {
+  /** Runs `work` in one write transaction; if it throws, nothing it did is kept. */
+  transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Runs `work` against one consistent snapshot of the store. */
+  snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T>;
+
   /**
    * Marks content as in use by an upload in progress, before the content is put in
    * place; returns the hold's ID. A record that takes the file releases the hold.
@@ -187,9 +229,16 @@ export interface Store {
   holdContent(sha256: string, createdAt: string): Promise<string>;
   /**
    * Releases an upload's hold; if then no record and no other upload uses the content,
-   * calls `remove` (while no other writer can take a new hold).
+   * calls `remove` (while no other writer can take a new hold on it).
    */
   releaseContent(hold: string, sha256: string, remove: () => void): Promise<void>;
+
+  /** Rows of a table in primary-key order, after `after` (a row's key columns), at most `limit`. */
+  exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]>;
+  /** Inserts rows as they are (IDs kept) into an instance being filled by a copy; key sequences move past them. */
+  importRows(table: TableName, rows: readonly Row[]): Promise<void>;
+  /** Rows in each table. */
+  tableSizes(): Promise<Record<TableName, number>>;
 
   close(): Promise<void>;
 }

@@ -1,0 +1,34 @@
+import type { TableName } from "./store.js";
+
+/**
+ * The canonical shape of each table's rows, as `exportRows` yields and `importRows`
+ * takes them, whatever the engine: columns in this order, the key first.
+ */
+export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly string[]; readonly columns: readonly string[] } } = {
+  users: { key: ["id"], columns: ["id", "name", "role", "created_at", "profile"] },
+  roles: { key: ["id"], columns: ["id", "name", "created_at"] },
+  user_roles: { key: ["user_id", "role_id"], columns: ["user_id", "role_id"] },
+  modules: { key: ["id"], columns: ["id", "name", "created_at"] },
+  blocs: {
+    key: ["id"],
+    columns: ["id", "name", "created_at", "open_to_all", "accepting_data", "restriction", "module_id", "require_job",
+      "scan_limit", "scan_limit_period"],
+  },
+  fields: {
+    key: ["bloc_id", "slug"],
+    columns: ["bloc_id", "slug", "name", "position", "apply_profile_filter", "type", "options", "required",
+      "unique_values", "max_length", "pattern", "format", "indexed"],
+  },
+  tokens: {
+    key: ["id"],
+    columns: ["id", "user_id", "name", "hash", "expires_at", "revoked_at", "created_at", "scope_permissions", "scope_blocs"],
+  },
+  grants: { key: ["bloc_id", "user_id"], columns: ["bloc_id", "user_id", "can_read", "can_add", "can_update", "see_hidden"] },
+  role_grants: { key: ["bloc_id", "role_id"], columns: ["bloc_id", "role_id", "can_read", "can_add", "can_update", "see_hidden"] },
+  restrictions: { key: ["bloc_id", "user_id"], columns: ["bloc_id", "user_id", "mode"] },
+  records: { key: ["id"], columns: ["id", "bloc_id", "created_at", "user_id", "submitted_status", "job_id", "data"] },
+  sequences: { key: ["bloc_id", "slug", "grp", "prefix", "suffix"], columns: ["bloc_id", "slug", "grp", "prefix", "suffix", "last"] },
+  files: { key: ["ref"], columns: ["ref", "bloc_id", "record_id", "slug", "sha256", "name", "type", "size", "created_at"] },
+  day_counts: { key: ["bloc_id", "segment", "day"], columns: ["bloc_id", "segment", "day", "n"] },
+  value_totals: { key: ["bloc_id", "segment", "slug", "value"], columns: ["bloc_id", "segment", "slug", "value", "n"] },
+};

@@ -1,0 +1,95 @@
+import { CounterDeltas } from "../domain/counters.js";
+import type { TransactionOptions, Tx } from "./store.js";
+
+/** What an engine provides so that units of work can run in its transactions. */
+export interface TransactionEngine<S> {
+  /** Opens a write transaction, runs `work`, commits; rolls back and rethrows if `work` throws. */
+  transaction<T>(work: (session: S) => Promise<T>): Promise<T>;
+  /** Runs `work` in a savepoint of the session's transaction; rolls back to it and rethrows if `work` throws. */
+  savepoint<T>(session: S, work: () => Promise<T>): Promise<T>;
+  /** A unit's view of the open transaction. */
+  unit(session: S, counters: CounterDeltas, pending: CounterDeltas): Tx;
+  /** Writes counter changes in the open transaction. */
+  writeCounters(session: S, deltas: CounterDeltas): Promise<void>;
+}
+
+interface Queued {
+  readonly work: (tx: Tx) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { readonly value: unknown } | { readonly error: unknown };
+
+const NOTHING_PENDING = new CounterDeltas();
+
+/**
+ * Units of work on top of an engine's transactions, the same for every engine. A unit
+ * with a group (a bloc ID) is group-committed: units of one group that arrive while
+ * the group's previous transaction is running share the next one, each in a savepoint
+ * of its own, and their counter changes are merged and written once before the commit.
+ * Many answers then cost one sync to disk and one write per counter row. No answer is
+ * given before the transaction holding it has committed.
+ */
+export class Transactions<S> {
+  private readonly queues = new Map<string, Queued[]>();
+  private readonly running = new Set<string>();
+
+  constructor(private readonly engine: TransactionEngine<S>) {}
+
+  run<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const group = options.group;
+    if (group === undefined) {
+      return this.engine.transaction(async (session) => {
+        const counters = new CounterDeltas();
+        const result = await work(this.engine.unit(session, counters, NOTHING_PENDING));
+        if (!counters.empty) await this.engine.writeCounters(session, counters);
+        return result;
+      });
+    }
+    return new Promise<T>((resolve, reject) => {
+      const queue = this.queues.get(group);
+      const item: Queued = { work, resolve: resolve as (value: unknown) => void, reject };
+      if (queue) {
+        queue.push(item);
+        return;
+      }
+      this.queues.set(group, [item]);
+      // Waiting one turn lets the requests that arrived together join the batch.
+      if (!this.running.has(group)) setImmediate(() => void this.flush(group));
+    });
+  }
+
+  private async flush(group: string): Promise<void> {
+    const batch = this.queues.get(group) ?? [];
+    this.queues.delete(group);
+    this.running.add(group);
+    let outcomes: Outcome[] = [];
+    try {
+      await this.engine.transaction(async (session) => {
+        outcomes = [];
+        const pending = new CounterDeltas();
+        for (const item of batch) {
+          const counters = new CounterDeltas();
+          try {
+            const value = await this.engine.savepoint(session, () => item.work(this.engine.unit(session, counters, pending)));
+            pending.merge(counters);
+            outcomes.push({ value });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+        if (!pending.empty) await this.engine.writeCounters(session, pending);
+      });
+      batch.forEach((item, index) => {
+        const outcome = outcomes[index]!;
+        if ("value" in outcome) item.resolve(outcome.value); else item.reject(outcome.error);
+      });
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    } finally {
+      this.running.delete(group);
+      if (this.queues.has(group)) setImmediate(() => void this.flush(group));
+    }
+  }
+}
