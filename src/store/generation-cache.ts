@@ -33,6 +33,16 @@ export class GenerationCache {
     this.checked = undefined;
   }
 
+  /**
+   * Forgets everything: after a transaction rolled back, entries it loaded may show
+   * changes that never happened, under a generation number that will be reused.
+   */
+  invalidate(): void {
+    this.entries.clear();
+    this.generation = -1;
+    this.checked = undefined;
+  }
+
   private async refresh(): Promise<void> {
     const generation = await this.read();
     if (generation !== this.generation) {
