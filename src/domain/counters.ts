@@ -89,6 +89,11 @@ export class CounterDeltas {
     return [...this.valueMap.values()].filter((d) => d[4] !== 0).sort(byKey);
   }
 
+  clear(): void {
+    this.dayMap.clear();
+    this.valueMap.clear();
+  }
+
   get empty(): boolean {
     return this.dayMap.size === 0 && this.valueMap.size === 0;
   }

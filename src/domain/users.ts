@@ -1,9 +1,9 @@
 import { InvalidInputError, NotFoundError } from "./errors.js";
 import { USER_ROLES, type Role, type UserRole, type User } from "./model.js";
-import type { Context } from "./context.js";
+import type { ConfigContext, Context } from "./context.js";
 import { hashSecret, issueToken } from "./tokens.js";
 
-export async function createUser(ctx: Context, name: string, role: UserRole = "member"): Promise<User> {
+export async function createUser(ctx: ConfigContext, name: string, role: UserRole = "member"): Promise<User> {
   const trimmed = name.trim();
   if (trimmed === "") throw new InvalidInputError("name must not be empty");
   if (!USER_ROLES.includes(role)) throw new InvalidInputError(`role must be one of ${USER_ROLES.join(", ")}`);
@@ -20,8 +20,12 @@ export async function ensureAdminToken(ctx: Context, secret: string): Promise<vo
   if (found) {
     throw new InvalidInputError("BLOC_ADMIN_TOKEN belongs to a revoked token or a non-admin user; choose another");
   }
-  const admin = await createUser(ctx, "admin", "admin");
-  await issueToken(ctx, admin.id, { name: "BLOC_ADMIN_TOKEN", secret });
+  // One transaction: a failure cannot leave an admin without the token.
+  await ctx.store.transaction(async (tx) => {
+    const scoped = { ...ctx, store: tx };
+    const admin = await createUser(scoped, "admin", "admin");
+    await issueToken(scoped, admin.id, { name: "BLOC_ADMIN_TOKEN", secret });
+  });
 }
 
 export async function describeUser(ctx: Context, userId: string): Promise<User & { roles: Role[] }> {

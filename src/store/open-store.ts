@@ -1,6 +1,6 @@
 import { sqlitePath } from "../config.js";
 import type { Store } from "./store.js";
-import { SqliteStore } from "./sqlite-store.js";
+import { SqliteStore } from "./sqlite/sqlite-store.js";
 
 /** The engine a DATABASE_URL names. A new engine adds one branch here and one file beside this one. */
 export function openStore(databaseUrl: string): Store {

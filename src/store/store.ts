@@ -135,8 +135,11 @@ export interface StoreReads {
   holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]>;
   /** The last counter handed out for this field and template, if one was saved. */
   lastSequence(blocId: string, slug: string, template: SequenceTemplate): Promise<number | undefined>;
-  /** Values of `slug` that start with `prefix` (within the template's group), read in batches. */
-  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate): AsyncIterable<string>;
+  /**
+   * Values of `slug` that start with the template's prefix (within its group), in
+   * code-point order, after `after` (from the start when null), at most `limit`.
+   */
+  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]>;
 }
 
 /** Changes to users, tokens, blocs and access; each is atomic on its own. */

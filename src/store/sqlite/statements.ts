@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { ConflictError } from "../domain/errors.js";
+import { ConflictError } from "../../domain/errors.js";
 
 export type Param = string | number | null;
 
