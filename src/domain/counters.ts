@@ -89,6 +89,12 @@ export class CounterDeltas {
     return [...this.valueMap.values()].filter((d) => d[4] !== 0).sort(byKey);
   }
 
+  /** Forgets every change (once they are written: Tx.flushCounters). */
+  clear(): void {
+    this.dayMap.clear();
+    this.valueMap.clear();
+  }
+
   get empty(): boolean {
     return this.dayMap.size === 0 && this.valueMap.size === 0;
   }

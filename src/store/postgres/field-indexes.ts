@@ -1,0 +1,32 @@
+import crypto from "node:crypto";
+import type { Field } from "../../domain/model.js";
+import { LOCK, type Db } from "./driver.js";
+import { fieldSql } from "./filters.js";
+
+/**
+ * Fields looked up by value (unique checks, autogenerate, profile filters, searches on
+ * `indexed` fields) get an expression index on (bloc_id, md5(value)): never the value
+ * itself, which can be far larger than an index entry may be. Queries compare the
+ * hash, then the value (filters.ts: fieldEquals). One index per slug serves every bloc.
+ */
+export function needsIndex(field: Pick<Field, "indexed" | "unique" | "applyProfileFilter" | "type">): boolean {
+  return field.indexed || field.unique || field.applyProfileFilter || field.type === "autogenerate";
+}
+
+/** PostgreSQL names are at most 63 bytes and a slug up to 64 characters: the name carries a hash of it. */
+export function indexName(slug: string): string {
+  return `records_value_${crypto.createHash("md5").update(slug).digest("hex")}`;
+}
+
+/**
+ * Creates the field's index if it needs one and has none, inside the caller's
+ * transaction (it commits with the field). A transaction lock on the index's name makes
+ * two processes adding the same slug at once create it one after the other, the second
+ * finding it there, instead of both racing to create it.
+ */
+export async function ensureFieldIndex(db: Db, field: Pick<Field, "slug" | "indexed" | "unique" | "applyProfileFilter" | "type">): Promise<void> {
+  if (!needsIndex(field)) return;
+  const name = indexName(field.slug);
+  await db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.ddl, name]);
+  await db.run(`CREATE INDEX IF NOT EXISTS ${name} ON records (bloc_id, md5(${fieldSql(field.slug, "")}))`);
+}
