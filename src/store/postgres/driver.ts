@@ -37,7 +37,9 @@ export function connect(url: string, max: number): Pg {
  */
 export async function run<T extends object>(db: Queryable, text: string, params: readonly Param[] = []): Promise<T[]> {
   try {
-    return (await db.unsafe(text, params as Param[], { prepare: true })) as unknown as T[];
+    const rows = await db.unsafe(text, params as Param[], { prepare: true });
+    // A plain array: the driver's result array carries extra properties (count, columns, …).
+    return Array.from(rows) as unknown as T[];
   } catch (error) {
     throw translate(error);
   }

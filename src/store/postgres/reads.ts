@@ -90,7 +90,7 @@ export class PgReads implements StoreReads {
   async highestNumericBlocId(): Promise<number> {
     // As SQLite's CAST(id AS INTEGER), a number past 64 bits stops at the largest 64-bit integer.
     const [row] = await this.db.run<{ n: number | null }>(`
-      SELECT LEAST(MAX(id::numeric), 9223372036854775807)::bigint AS n FROM blocs WHERE id ~ '^[0-9]+$'`);
+      SELECT MAX(LEAST(id::numeric, 9223372036854775807))::bigint AS n FROM blocs WHERE id ~ '^[0-9]+$'`);
     return row?.n ?? 0;
   }
 

@@ -102,8 +102,8 @@ export async function tallyValues(db: Db, filter: RecordFilter, slugs: readonly 
 }
 
 /** The group part of a lookup: a record without the group field holds "" there. */
-function groupSql(group: { slug: string } | undefined, params: Params, value: string | undefined): string {
-  return group === undefined ? "" : ` AND COALESCE(${fieldSql(group.slug)}, '') = ${params.add(value ?? "")}::text`;
+function groupSql(group: { slug: string } | undefined, params: Params, value: string | undefined, alias = "r"): string {
+  return group === undefined ? "" : ` AND COALESCE(${fieldSql(group.slug, alias)}, '') = ${params.add(value ?? "")}::text`;
 }
 
 export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit: number): Promise<number[]> {
@@ -117,22 +117,26 @@ export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit
 }
 
 /**
- * Values of `slug` starting with the template's prefix (within its group), in batches
- * read by position: each batch is a query of its own, so the caller may run other
- * queries on the same transaction between batches.
+ * Values of `slug` starting with the template's prefix (within its group). The bloc's
+ * records are walked in position order, a window of BATCH at a time along the
+ * (bloc_id, created_at, id) index, whatever they hold: a query whose LIMIT counted only
+ * matching records could make the planner scan the whole table for every batch. Each
+ * window is a query of its own, so the caller may run other queries on the same
+ * transaction between batches.
  */
 export async function* valuesWithPrefix(db: Db, blocId: string, slug: string, template: SequenceTemplate): AsyncIterable<string> {
   const params = new Params([blocId, template.prefix, "", 0, BATCH]);
-  const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group);
+  const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group, "w");
   const sql = `
-    SELECT r.created_at, r.id, ${fieldSql(slug)} AS value FROM records r
-    WHERE r.bloc_id = $1::text AND starts_with(${fieldSql(slug)}, $2::text)${group}
-      AND (r.created_at, r.id) > ($3::text, $4::bigint)
-    ORDER BY r.created_at, r.id LIMIT $5::bigint`;
+    SELECT w.created_at, w.id, CASE WHEN starts_with(w.value, $2::text)${group} THEN w.value END AS value
+    FROM (SELECT r.created_at, r.id, r.data, ${fieldSql(slug)} AS value FROM records r
+      WHERE r.bloc_id = $1::text AND (r.created_at, r.id) > ($3::text, $4::bigint)
+      ORDER BY r.created_at, r.id LIMIT $5::bigint) AS w
+    ORDER BY w.created_at, w.id`;
   const values = [...params.values];
   for (;;) {
-    const rows = await db.run<{ created_at: string; id: number; value: string }>(sql, values);
-    for (const row of rows) yield row.value;
+    const rows = await db.run<{ created_at: string; id: number; value: string | null }>(sql, values);
+    for (const row of rows) if (row.value !== null) yield row.value;
     if (rows.length < BATCH) return;
     const last = rows[rows.length - 1]!;
     values[2] = last.created_at;
