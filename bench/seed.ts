@@ -1,6 +1,7 @@
 import type { Context } from "../src/domain/context.js";
 import { createBloc } from "../src/domain/blocs.js";
 import type { NewRecord } from "../src/store/store.js";
+import { importRecords } from "../src/domain/record-writes.js";
 
 /**
  * Synthetic blocs shaped like a scanner's: 10 fields (5 categorical with 2 to 50
@@ -102,7 +103,8 @@ export async function seed(ctx: Context, blocId: string, count: number, users: r
   const started = performance.now();
   for (let done = 0; done < count;) {
     const size = Math.min(20_000, count - done);
-    await ctx.store.importRecords(Array.from({ length: size }, (_, k) => record(blocId, done + k, count, users, next)));
+    const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, users, next));
+    await ctx.store.transaction((tx) => importRecords(tx, batch));
     done += size;
   }
   return count / ((performance.now() - started) / 1000);

@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import ExcelJS from "exceljs";
 import { addBloc, startServer, type TestServer } from "./support/server.js";
-import { NO_CHECKS } from "./support/fixtures.js";
+import { importRecords } from "../src/domain/record-writes.js";
 
 /**
  * Every identity the access rules know, against every endpoint, on blocs of over a
@@ -67,11 +67,11 @@ async function seed(blocId: string, owners: readonly string[], count: number): P
     };
     const values: Record<string, string> = { field_1: record.tag, field_3: record.shift };
     if (record.site !== "") values.field_2 = record.site;
-    const { id } = await server.ctx.store.insertRecord({
+    const [id] = await server.ctx.store.transaction((tx) => importRecords(tx, [{
       blocId, createdAt: `2026-0${1 + (i % 9)}-1${i % 10} 0${i % 10}:00:${String(i % 60).padStart(2, "0")}`,
       userId: record.owner, submittedStatus: 1, jobId: null, values,
-    }, NO_CHECKS);
-    records.push({ ...record, id });
+    }]));
+    records.push({ ...record, id: id! });
   }
 }
 

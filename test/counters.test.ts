@@ -4,9 +4,12 @@ import { once } from "node:events";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import type { RecordFilter, StoredRecord } from "../src/domain/model.js";
-import { SqliteStore } from "../src/store/sqlite-store.js";
+import { importRecords } from "../src/domain/record-writes.js";
+import { countRecords, countValues, listRecords } from "../src/domain/record-queries.js";
+import { readConfig } from "../src/config.js";
+import { openStore } from "../src/store/open-store.js";
+import { assertCountersEqualRecount } from "./support/recount.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { call } from "./support/http.js";
 import { startProcess } from "./support/process.js";
@@ -28,36 +31,6 @@ function random(seed: number): () => number {
 
 const SITES = ["Dublin", "Cork", "Galway", ""];
 const SHIFTS = ["day", "night", "swing"];
-
-/**
- * Compares the counter tables with the same figures computed from the records, written
- * out here independently: per segment ('' all, 'u:' owner, 'p:' profile field value).
- */
-function assertCountersEqualRecount(file: string): void {
-  const db = new Database(file, { readonly: true });
-  try {
-    const segments = `
-      SELECT r.bloc_id, r.created_at, r.data, '' AS segment FROM records r
-      UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id FROM records r
-      UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || p.value
-        FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
-        JOIN json_each(r.data) p ON p.key = f.slug AND p.value <> ''`;
-    const pairs: [string, string][] = [
-      ["SELECT bloc_id, segment, day, n FROM day_counts ORDER BY 1, 2, 3",
-        `SELECT bloc_id, segment, substr(created_at, 1, 10), COUNT(*) FROM (${segments}) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`],
-      ["SELECT bloc_id, segment, slug, value, n FROM value_totals ORDER BY 1, 2, 3, 4",
-        `SELECT s.bloc_id, s.segment, j.key, j.value, COUNT(*) FROM (${segments}) s, json_each(s.data) j
-         WHERE j.value <> '' GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`],
-    ];
-    for (const [counters, recount] of pairs) {
-      const kept = db.prepare(counters).raw().all();
-      assert.ok(kept.length > 0, `${counters} holds rows`);
-      assert.deepEqual(kept, db.prepare(recount).raw().all(), counters);
-    }
-  } finally {
-    db.close();
-  }
-}
 
 /** Value counts of records computed here, for comparing with what the store answers. */
 function tally(records: readonly StoredRecord[], slugs: readonly string[]): Record<string, Record<string, number>> {
@@ -102,11 +75,12 @@ test("after random adds, imports, updates and restriction changes the counters e
       json: { scanStationID: blocId, dataToAdd: { field_1: pick(SITES), field_2: pick(SHIFTS), field_3: `n${Math.floor(next() * 30)}` } },
     }).then((reply) => assert.equal(reply.status, 200, reply.text))));
     // Imports spread over many days, owned by anyone.
-    await server.ctx.store.importRecords(Array.from({ length: 60 }, () => ({
+    const imported = Array.from({ length: 60 }, () => ({
       blocId, createdAt: `2026-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)} 1${Math.floor(next() * 9)}:00:00`,
       userId: pick(["1", ...members.map((m) => m.id)]), submittedStatus: 1, jobId: null,
       values: { field_1: pick(SITES), field_2: pick(SHIFTS) },
-    })));
+    }));
+    await server.ctx.store.transaction((tx) => importRecords(tx, imported));
     // Updates that move values between sites, clear notes, and match nothing.
     for (let u = 0; u < 5; u += 1) {
       const reply = await server.call("POST", "/api/update-records-by-matching-values", {
@@ -130,7 +104,7 @@ test("after random adds, imports, updates and restriction changes the counters e
     const moved = await server.call("POST", "/api/update-records-by-matching-values", { json: { blocId, fieldsToUpdate, searchItems } });
     assert.ok(moved.json.updated_record_ids.length > 0, `${JSON.stringify(searchItems)} matched records`);
   }
-  assertCountersEqualRecount(path.join(server.dir, "bloc.db"));
+  await assertCountersEqualRecount(server.ctx.store);
 
   const everything = await server.ctx.store.listRecords({ blocId }, { order: "newest", limit: 100_000, offset: 0 });
   const slugs = ["field_1", "field_2", "field_3"];
@@ -150,13 +124,13 @@ test("after random adds, imports, updates and restriction changes the counters e
   for (const { filter, keep } of filters) {
     const expected = everything.filter(keep);
     const what = JSON.stringify(filter);
-    assert.equal(await server.ctx.store.countRecords(filter), expected.length, `count ${what}`);
-    assert.deepEqual(await server.ctx.store.countValues(filter, slugs, 0), tally(expected, slugs), `values ${what}`);
+    assert.equal(await countRecords(server.ctx.store, filter), expected.length, `count ${what}`);
+    assert.deepEqual(await countValues(server.ctx.store, filter, slugs, 0), tally(expected, slugs), `values ${what}`);
     // Pages found by seeking through the day counts equal slices of the full order.
     for (const offset of [0, 1, 37, Math.floor(expected.length / 2), expected.length - 3, expected.length + 5]) {
       for (const order of ["newest", "oldest"] as const) {
         const sorted = order === "newest" ? expected : [...expected].reverse();
-        const page = await server.ctx.store.listRecords(filter, { order, limit: 7, offset: Math.max(0, offset) });
+        const page = await listRecords(server.ctx.store, filter, { order, limit: 7, offset: Math.max(0, offset) });
         assert.deepEqual(page.map((r) => r.id), sorted.slice(Math.max(0, offset), Math.max(0, offset) + 7).map((r) => r.id),
           `page at ${offset} ${order} ${what}`);
       }
@@ -202,12 +176,13 @@ test("a server killed in the middle of adds and updates leaves counters equal to
     if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, "exit");
 
     // Opening the store again recovers the write-ahead log; counters must match what survived.
-    const file = path.join(cwd, "data", "bloc.db");
-    const reopened = new SqliteStore(file);
-    const survived = await reopened.countRecords({ blocId: bloc.json.id });
-    await reopened.close();
-    assert.ok(survived > 0, "some adds were committed before the kill");
-    assertCountersEqualRecount(file);
+    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: `sqlite:${path.join(cwd, "data", "bloc.db")}` }));
+    try {
+      assert.ok(await reopened.countRecords({ blocId: bloc.json.id }) > 0, "some adds were committed before the kill");
+      await assertCountersEqualRecount(reopened);
+    } finally {
+      await reopened.close();
+    }
   } finally {
     await fs.rm(cwd, { recursive: true, force: true });
   }

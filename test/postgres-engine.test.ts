@@ -220,12 +220,20 @@ test("pages, report rows, updates and prefix reads", { skip }, async () => {
   assert.deepEqual(changed?.values, { field_1: "v2", field_2: "new", field_3: "A-002" });
   assert.equal(changed?.submittedStatus, 0);
   assert.equal(await store.countRecords({ blocId: "rows", match: [{ key: "field_2", values: [""] }] }), 1049);
+  const template = { prefix: "A-", suffix: "", width: 3, group: "", groupBy: null };
   const prefixed: string[] = [];
-  for await (const value of store.valuesWithPrefix("rows", "field_3", { prefix: "A-", suffix: "", width: 3, group: "", groupBy: null })) {
-    prefixed.push(value);
+  for (let after: string | null = null; ;) {
+    const values = await store.valuesWithPrefix("rows", "field_3", template, after, 1000);
+    prefixed.push(...values);
+    if (values.length < 1000) break;
+    after = values[values.length - 1]!;
   }
   assert.equal(prefixed.length, 2100);
+  assert.deepEqual(prefixed, [...prefixed].sort());
   assert.equal(new Set(prefixed).size, 2100);
+  assert.deepEqual(await store.valuesWithPrefix("rows", "field_3", { ...template, prefix: "A-00" }, "A-003", 3), ["A-004", "A-005", "A-006"]);
+  const unordered = await store.findRecords({ blocId: "rows", match: [{ key: "field_3", values: ["A-007", "A-001"] }] });
+  assert.deepEqual(unordered.map((r) => r.values.field_3).sort(), ["A-001", "A-007"]);
   const snapshot = await store.snapshot(async (view) => [await view.countRecords({ blocId: "rows" }), await view.findBloc("rows")]);
   assert.equal(snapshot[0], 2100);
 });

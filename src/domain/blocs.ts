@@ -3,6 +3,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import type { Bloc, BlocSettings, Field } from "./model.js";
 import type { Context } from "./context.js";
 import { resolveRules, TEXT_RULES, type RulesInput } from "./field-rules.js";
+import { rebuildCounters } from "./record-writes.js";
 
 const SLUG = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -159,7 +160,11 @@ export async function updateField(ctx: Context, blocId: string, slug: string, ch
     applyProfileFilter: changes.applyProfileFilter ?? current.applyProfileFilter,
     ...resolveRules(current, changes, bloc.fields.map((f) => f.slug)),
   };
-  await ctx.store.updateField(blocId, field);
+  await ctx.store.transaction(async (tx) => {
+    await tx.updateField(blocId, field);
+    // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
+    if (field.applyProfileFilter !== current.applyProfileFilter) await rebuildCounters(tx, blocId);
+  });
   return field;
 }
 

@@ -1,10 +1,16 @@
 import type { IdStyle } from "../config.js";
-import type { Store } from "../store/store.js";
+import type { ConfigWrites, Store, StoreReads } from "../store/store.js";
 import type { FileBlobs } from "../store/file-blobs.js";
 import type { Clock } from "./clock.js";
 
+/** What config operations need; its store may be a transaction, so that several commit together. */
+export interface ConfigContext {
+  readonly store: StoreReads & ConfigWrites;
+  readonly now: Clock;
+}
+
 /** What every domain operation needs, built once at start-up. */
-export interface Context {
+export interface Context extends ConfigContext {
   readonly store: Store;
   /** Where uploaded files' content lives. */
   readonly blobs: FileBlobs;

@@ -89,7 +89,6 @@ export class CounterDeltas {
     return [...this.valueMap.values()].filter((d) => d[4] !== 0).sort(byKey);
   }
 
-  /** Forgets every change (once they are written: Tx.flushCounters). */
   clear(): void {
     this.dayMap.clear();
     this.valueMap.clear();

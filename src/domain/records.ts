@@ -5,12 +5,14 @@ import {
 } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import type { NewFile, Replacement, UniqueKey, ValueCounts } from "../store/store.js";
+import type { NewFile, ValueCounts } from "../store/store.js";
 import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { parseFormat, template } from "./autogenerate.js";
 import { checkValue } from "./field-rules.js";
 import { checkJob } from "./modules.js";
 import { countLimitInfo, periodStart, type CountLimitInfo } from "./scan-limit.js";
+import { countRecords, countValues, listRecords } from "./record-queries.js";
+import { insertRecord, updateRecords as updateMatching, type Replacement, type UniqueKey } from "./record-writes.js";
 import { toStoredValue } from "./values.js";
 
 function fieldOf(bloc: Bloc, where: string, slug: string): Field {
@@ -80,9 +82,8 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
   checkProfileWrite(access, principal, values, true);
   const createdAt = ctx.now();
   const slugs = bloc.fields.map((f) => f.slug);
-  const inserted = await ctx.store.insertRecord(
-    { blocId: bloc.id, createdAt, userId: principal.user.id, submittedStatus: input.submittedStatus, jobId: input.jobId, values },
-    {
+  const record = { blocId: bloc.id, createdAt, userId: principal.user.id, submittedStatus: input.submittedStatus, jobId: input.jobId, values };
+  const inserted = await ctx.store.transaction((tx) => insertRecord(tx, record, {
       unique: bloc.fields.filter((f) => f.unique && f.type !== "autogenerate"),
       autogenerate: bloc.fields.filter((f) => f.type === "autogenerate").map((field) => ({
         field, sent: values[field.slug] ?? "", template: template(parseFormat(field.format!, slugs), createdAt, values),
@@ -90,8 +91,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
       scanLimit: bloc.scanLimit === null ? null
         : { limit: bloc.scanLimit, since: periodStart(bloc.scanLimitPeriod, createdAt), period: bloc.scanLimitPeriod },
       files,
-    },
-  );
+  }), { group: bloc.id });
   return { id: inserted.id, autogenerateReplacements: inserted.replacements };
 }
 
@@ -123,12 +123,13 @@ export interface RecordsPage {
 export async function readRecords(ctx: Context, principal: Principal, input: ReadRecordsInput): Promise<RecordsPage> {
   const { bloc, visibility } = await requireAccess(ctx, principal, input.blocId, "read");
   const filter = { blocId: bloc.id, visibility, ...input.window };
-  const [records, count, fieldCounts, limitInfo] = await Promise.all([
-    ctx.store.listRecords(filter, { order: input.order, limit: input.limit, offset: (input.page - 1) * input.limit }),
-    ctx.store.countRecords(filter),
-    ctx.store.countValues(filter, bloc.fields.map((field) => field.slug), ctx.fieldCountsLimit),
-    countLimitInfo(ctx, bloc, visibility),
-  ]);
+  // One snapshot: the page, its count, its value counts and the scan-limit state agree.
+  const [records, count, fieldCounts, limitInfo] = await ctx.store.snapshot((view) => Promise.all([
+    listRecords(view, filter, { order: input.order, limit: input.limit, offset: (input.page - 1) * input.limit }),
+    countRecords(view, filter),
+    countValues(view, filter, bloc.fields.map((field) => field.slug), ctx.fieldCountsLimit),
+    countLimitInfo(view, ctx.now(), bloc, visibility),
+  ]));
   return { bloc, records, count, fieldCounts, countLimitInfo: limitInfo };
 }
 
@@ -156,5 +157,5 @@ export async function updateRecords(ctx: Context, principal: Principal, input: U
   });
   checkProfileWrite(access, principal, values, false);
   const written = status === undefined ? values : { ...values, [STATUS_KEY]: String(toStatus(`fieldsToUpdate.${STATUS_KEY}`, status)) };
-  return ctx.store.updateRecords({ blocId: bloc.id, visibility, match }, written, uniqueKeys(bloc));
+  return ctx.store.transaction((tx) => updateMatching(tx, { blocId: bloc.id, visibility, match }, written, uniqueKeys(bloc)));
 }

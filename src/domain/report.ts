@@ -5,6 +5,7 @@ import type { DateWindow } from "./dates.js";
 import type { RowColumn } from "../store/store.js";
 import { requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
+import { listRows } from "./record-queries.js";
 
 export interface ReportColumn extends RowColumn {
   readonly header: string;
@@ -77,7 +78,7 @@ async function* batches(
 ): AsyncGenerator<readonly string[]> {
   let after: RecordCursor | undefined;
   for (;;) {
-    const batch = await ctx.store.listRows(filter, { order, limit: BATCH, offset: 0, after }, columns);
+    const batch = await listRows(ctx.store, filter, { order, limit: BATCH, offset: 0, after }, columns);
     yield batch.map((row) => row.json);
     const last = batch[batch.length - 1];
     if (batch.length < BATCH || !last) return;
@@ -88,7 +89,7 @@ async function* batches(
 async function* onePage(
   ctx: Context, filter: RecordFilter, order: Order, page: { number: number; size: number }, columns: readonly ReportColumn[],
 ): AsyncGenerator<readonly string[]> {
-  const rows = await ctx.store.listRows(filter, { order, limit: page.size, offset: (page.number - 1) * page.size }, columns);
+  const rows = await listRows(ctx.store, filter, { order, limit: page.size, offset: (page.number - 1) * page.size }, columns);
   yield rows.map((row) => row.json);
 }
 

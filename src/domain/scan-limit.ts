@@ -1,6 +1,7 @@
 import type { Timestamp } from "./clock.js";
 import type { Bloc, ScanLimitPeriod, Visibility } from "./model.js";
-import type { Context } from "./context.js";
+import type { StoreReads } from "../store/store.js";
+import { scanCount } from "./record-queries.js";
 
 /** When the current period began: today, this ISO week (from Monday) or this month, at 00:00:00. */
 export function periodStart(period: ScanLimitPeriod | null, now: Timestamp): Timestamp | null {
@@ -26,9 +27,9 @@ export interface CountLimitInfo {
  * the records the reader may see (in the current period); whether the bloc is full,
  * and since when, is the bloc's own state and the same for everyone who may read it.
  */
-export async function countLimitInfo(ctx: Context, bloc: Bloc, visibility: Visibility): Promise<CountLimitInfo> {
-  const since = periodStart(bloc.scanLimitPeriod, ctx.now());
-  const count = await ctx.store.scanCount(bloc.id, since, bloc.scanLimit, visibility);
+export async function countLimitInfo(view: StoreReads, now: Timestamp, bloc: Bloc, visibility: Visibility): Promise<CountLimitInfo> {
+  const since = periodStart(bloc.scanLimitPeriod, now);
+  const count = await scanCount(view, bloc.id, since, bloc.scanLimit, visibility);
   return {
     scan_limit: bloc.scanLimit,
     scan_limit_time_logged: count.reachedAt,

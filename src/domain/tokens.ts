@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { InvalidInputError, NotFoundError, UnauthenticatedError } from "./errors.js";
-import type { Context } from "./context.js";
+import type { ConfigContext, Context } from "./context.js";
 import type { Timestamp } from "./clock.js";
 import { PERMISSIONS, type Permission, type TokenScope } from "./model.js";
 import type { Principal } from "./access.js";
@@ -23,7 +23,7 @@ export interface IssuedToken {
 
 export const UNSCOPED: TokenScope = { permissions: null, blocs: null };
 
-async function checkScope(ctx: Context, scope: TokenScope): Promise<TokenScope> {
+async function checkScope(ctx: ConfigContext, scope: TokenScope): Promise<TokenScope> {
   if (scope.permissions) {
     if (scope.permissions.length === 0) throw new InvalidInputError("permissions must name at least one of read, add, update");
     for (const p of scope.permissions) {
@@ -47,7 +47,7 @@ async function checkScope(ctx: Context, scope: TokenScope): Promise<TokenScope> 
  * narrows the token below its user's rights: some permissions only, some blocs only.
  */
 export async function issueToken(
-  ctx: Context, userId: string,
+  ctx: ConfigContext, userId: string,
   options: { name?: string | null; expiresAt?: Timestamp | null; secret?: string; scope?: TokenScope },
 ): Promise<IssuedToken> {
   const user = await ctx.store.findUser(userId);

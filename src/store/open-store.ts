@@ -1,7 +1,7 @@
 import { isPostgresUrl, sqlitePath, type Config } from "../config.js";
 import type { Store } from "./store.js";
-import { SqliteStore } from "./sqlite-store.js";
-import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from "./sqlite-schema.js";
+import { SqliteStore } from "./sqlite/sqlite-store.js";
+import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from "./sqlite/schema.js";
 import { PostgresStore } from "./postgres/postgres-store.js";
 
 /**

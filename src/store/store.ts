@@ -115,6 +115,11 @@ export interface StoreReads {
   countRecords(filter: RecordFilter): Promise<number>;
   /** A page of the records the filter selects, in `page.order` (created_at, then id). */
   listRecords(filter: RecordFilter, page: RowPage): Promise<StoredRecord[]>;
+  /**
+   * Every record the filter selects, in no particular order: what an update works on.
+   * Unordered so that an engine can find them through a value index alone.
+   */
+  findRecords(filter: RecordFilter): Promise<StoredRecord[]>;
   /** Like listRecords, each record projected onto `columns` as the text of a JSON object. */
   listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]>;
   /**
@@ -135,8 +140,11 @@ export interface StoreReads {
   holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]>;
   /** The last counter handed out for this field and template, if one was saved. */
   lastSequence(blocId: string, slug: string, template: SequenceTemplate): Promise<number | undefined>;
-  /** Values of `slug` that start with `prefix` (within the template's group), read in batches. */
-  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate): AsyncIterable<string>;
+  /**
+   * Values of `slug` that start with the template's prefix (within its group), in
+   * code-point order, after `after` (from the start when null), at most `limit`.
+   */
+  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]>;
 }
 
 /** Changes to users, tokens, blocs and access; each is atomic on its own. */

@@ -1,17 +1,15 @@
 import type { StoredRecord } from "../../src/domain/model.js";
-import type { InsertPlan } from "../../src/store/store.js";
+import { importRecords } from "../../src/domain/record-writes.js";
 import type { TestServer } from "./server.js";
 
 /** A record inserted straight through the real store, with a chosen `created_at`. */
 export async function insertAt(
   server: TestServer, blocId: string, createdAt: string, values: Record<string, string>, userId = "seed-user",
 ): Promise<number> {
-  const inserted = await server.ctx.store.insertRecord({ blocId, createdAt, userId, submittedStatus: 1, jobId: null, values }, NO_CHECKS);
-  return inserted.id;
+  const [id] = await server.ctx.store.transaction((tx) =>
+    importRecords(tx, [{ blocId, createdAt, userId, submittedStatus: 1, jobId: null, values }]));
+  return id!;
 }
-
-/** An insert plan with no rules to enforce: for seeding through the store. */
-export const NO_CHECKS: InsertPlan = { unique: [], autogenerate: [], scanLimit: null, files: [] };
 
 /** Every record of a bloc as stored, oldest first. */
 export function storedRecords(server: TestServer, blocId: string): Promise<StoredRecord[]> {

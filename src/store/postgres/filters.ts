@@ -3,6 +3,7 @@ import {
   type MatchCondition, type Order, type RecordFilter, type Visibility,
 } from "../../domain/model.js";
 import type { Param } from "./driver.js";
+import { FIELD_HEAD, headTail } from "./schema.js";
 
 /*
  * The SQL that record queries share: conditions for filters and visibility over
@@ -41,17 +42,25 @@ export function fieldSql(slug: string, alias = "r"): string {
 }
 
 /**
- * `field = value` served by the field's index, which holds md5(value) rather than the
- * value (a value can be megabytes; an index entry cannot): the hash finds the
- * candidates, the comparison of the values themselves decides.
+ * A field's value as its index (field-indexes.ts) keys it: the head of the value, in
+ * byte order. With the tail (the SHA-256 of a value longer than the head), the index
+ * finds a value without ever holding one that is too long for an index entry.
  */
-export function fieldEquals(slug: string, placeholder: string, alias = "r"): string {
-  return `md5(${fieldSql(slug, alias)}) = md5(${placeholder}::text) AND ${fieldSql(slug, alias)} = ${placeholder}::text`;
+export function fieldHead(slug: string, alias = "r"): string {
+  return `left(${fieldSql(slug, alias)}, ${FIELD_HEAD}) COLLATE "C"`;
 }
 
-/** `field IN (values)` for a list parameter, served the same way. */
+/** `field = value` served by the field's index: head and tail find the candidates, the values themselves decide. */
+export function fieldEquals(slug: string, placeholder: string, alias = "r"): string {
+  const [head, tail] = headTail(`${placeholder}::text`, FIELD_HEAD);
+  const [, fieldTail] = headTail(fieldSql(slug, alias), FIELD_HEAD);
+  return `${fieldHead(slug, alias)} = ${head} AND ${fieldTail} = ${tail} AND ${fieldSql(slug, alias)} = ${placeholder}::text`;
+}
+
+/** `field IN (values)` for a list parameter: the heads find the candidates (one indexable array), the values decide. */
 function fieldIn(slug: string, placeholder: string): string {
-  return `md5(${fieldSql(slug)}) = ANY(ARRAY(SELECT md5(v) FROM unnest(${placeholder}::text[]) AS v))`
+  const [head] = headTail("v", FIELD_HEAD);
+  return `${fieldHead(slug)} = ANY(ARRAY(SELECT ${head} FROM unnest(${placeholder}::text[]) AS v))`
     + ` AND ${fieldSql(slug)} = ANY(${placeholder}::text[])`;
 }
 

@@ -110,6 +110,10 @@ export class PgReads implements StoreReads {
     return records.listRecords(this.db, filter, page);
   }
 
+  findRecords(filter: RecordFilter): Promise<StoredRecord[]> {
+    return records.findRecords(this.db, filter);
+  }
+
   listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
     return records.listRows(this.db, filter, page, columns);
   }
@@ -138,7 +142,7 @@ export class PgReads implements StoreReads {
     return records.lastSequence(this.db, blocId, slug, template);
   }
 
-  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate): AsyncIterable<string> {
-    return records.valuesWithPrefix(this.db, blocId, slug, template);
+  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]> {
+    return records.valuesWithPrefix(this.db, blocId, slug, template, after, limit);
   }
 }

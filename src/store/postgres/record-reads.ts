@@ -2,8 +2,8 @@ import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
 import type { ProjectedRow, RowColumn, RowPage, ValueCounts, ValueLookup } from "../store.js";
 import type { Db } from "./driver.js";
-import { fieldEquals, fieldSql, orderSql, Params, whereSql } from "./filters.js";
-import { SEQUENCE_HEAD, headTail } from "./schema.js";
+import { fieldEquals, fieldHead, fieldSql, orderSql, Params, whereSql } from "./filters.js";
+import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
 
 /*
  * Plain queries over the records: which of them answers what, and when the counters
@@ -21,9 +21,6 @@ interface RecordRow {
 }
 
 const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data";
-
-/** Values are read in batches of this many records, so that no read holds a bloc's values in memory at once. */
-const BATCH = 1000;
 
 export async function countRecords(db: Db, filter: RecordFilter): Promise<number> {
   const params = new Params();
@@ -51,6 +48,13 @@ function toRecord(row: RecordRow): StoredRecord {
     id: row.id, createdAt: row.created_at, userId: row.user_id, submittedStatus: row.submitted_status,
     jobId: row.job_id, values: row.data,
   };
+}
+
+/** Every record the filter selects, unordered: a value index alone may find them. */
+export async function findRecords(db: Db, filter: RecordFilter): Promise<StoredRecord[]> {
+  const params = new Params();
+  return (await db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${whereSql(filter, params)}`, params.values))
+    .map(toRecord);
 }
 
 export async function listRecords(db: Db, filter: RecordFilter, rowPage: RowPage): Promise<StoredRecord[]> {
@@ -117,31 +121,55 @@ export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit
 }
 
 /**
- * Values of `slug` starting with the template's prefix (within its group). The bloc's
- * records are walked in position order, a window of BATCH at a time along the
- * (bloc_id, created_at, id) index, whatever they hold: a query whose LIMIT counted only
- * matching records could make the planner scan the whole table for every batch. Each
- * window is a query of its own, so the caller may run other queries on the same
- * transaction between batches.
+ * The least text greater than every text starting with `prefix`, in code-point order
+ * (its last code point moved up by one), or null when there is none or it cannot be
+ * told (a lone surrogate, which reaches PostgreSQL as U+FFFD).
  */
-export async function* valuesWithPrefix(db: Db, blocId: string, slug: string, template: SequenceTemplate): AsyncIterable<string> {
-  const params = new Params([blocId, template.prefix, "", 0, BATCH]);
-  const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group, "w");
-  const sql = `
-    SELECT w.created_at, w.id, CASE WHEN starts_with(w.value, $2::text)${group} THEN w.value END AS value
-    FROM (SELECT r.created_at, r.id, r.data, ${fieldSql(slug)} AS value FROM records r
-      WHERE r.bloc_id = $1::text AND (r.created_at, r.id) > ($3::text, $4::bigint)
-      ORDER BY r.created_at, r.id LIMIT $5::bigint) AS w
-    ORDER BY w.created_at, w.id`;
-  const values = [...params.values];
-  for (;;) {
-    const rows = await db.run<{ created_at: string; id: number; value: string | null }>(sql, values);
-    for (const row of rows) if (row.value !== null) yield row.value;
-    if (rows.length < BATCH) return;
-    const last = rows[rows.length - 1]!;
-    values[2] = last.created_at;
-    values[3] = last.id;
+export function prefixEnd(prefix: string): string | null {
+  if (/\p{Surrogate}/u.test(prefix)) return null;
+  const points = Array.from(prefix, (c) => c.codePointAt(0)!);
+  while (points.length > 0) {
+    const last = points.pop()!;
+    if (last < 0x10ffff) {
+      points.push(last === 0xd7ff ? 0xe000 : last + 1);
+      return String.fromCodePoint(...points);
+    }
   }
+  return null;
+}
+
+/**
+ * Values of `slug` starting with the template's prefix (within its group), in byte
+ * (= code-point) order, after `after`, at most `limit`: read in order off the field's
+ * index (autogenerate fields always have one). The conditions are put on the value's
+ * head wherever that is exact (prefix and `after` no longer than the head), so that the
+ * planner sees how many records the range holds and walks the index in order rather
+ * than sorting the whole bloc for each batch.
+ */
+export async function valuesWithPrefix(
+  db: Db, blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number,
+): Promise<string[]> {
+  const head = fieldHead(slug);
+  const value = `${fieldSql(slug)} COLLATE "C"`;
+  const params = new Params([blocId, limit]);
+  const parts = ["r.bloc_id = $1::text"];
+  const prefix = params.add(template.prefix);
+  parts.push(`${head} >= left(${prefix}::text, ${FIELD_HEAD})`);
+  const end = prefixEnd(template.prefix);
+  if (end !== null) parts.push(`${head} < ${params.add(end)}::text`);
+  // Values starting with a prefix that fits in the head are exactly that range of heads.
+  if (end === null || Array.from(template.prefix).length > FIELD_HEAD) parts.push(`starts_with(${fieldSql(slug)}, ${prefix}::text)`);
+  const from = after ?? "";
+  const position = params.add(from);
+  // Past a text shorter than the head is past it in the head; a longer one may share its head.
+  parts.push(Array.from(from).length < FIELD_HEAD
+    ? `${head} > ${position}::text`
+    : `(${head} > left(${position}::text, ${FIELD_HEAD}) OR (${head} = left(${position}::text, ${FIELD_HEAD}) AND ${value} > ${position}::text))`);
+  const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group);
+  const rows = await db.run<{ value: string }>(`
+    SELECT ${fieldSql(slug)} AS value FROM records r WHERE ${parts.join(" AND ")}${group}
+    ORDER BY ${head}, ${value} LIMIT $2::bigint`, params.values);
+  return rows.map((row) => row.value);
 }
 
 export async function lastSequence(db: Db, blocId: string, slug: string, t: SequenceTemplate): Promise<number | undefined> {

@@ -20,6 +20,8 @@ import { LOCK, type Pg } from "./driver.js";
 
 /** Characters of a long key text kept in its head, where the key has one such text. */
 export const COUNTER_HEAD = 200;
+/** Characters of a field's value in the head its index keys it on (field-indexes.ts). */
+export const FIELD_HEAD = 200;
 /** Sequences' keys hold three client texts: shorter heads keep the entry within bounds. */
 export const SEQUENCE_HEAD = 100;
 

@@ -1,9 +1,9 @@
 import {
   RECORD_ID_KEY, STATUS_KEY,
   type MatchCondition, type Order, type RecordFilter, type StoredRecord, type Visibility,
-} from "../domain/model.js";
-import type { RowColumn } from "./store.js";
-import { fieldPath, type Param } from "./sqlite-statements.js";
+} from "../../domain/model.js";
+import type { RowColumn } from "../store.js";
+import { fieldPath, type Param } from "./statements.js";
 
 /* The SQL that record queries share: conditions for filters and visibility, orders, projections. */
 

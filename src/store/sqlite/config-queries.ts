@@ -1,19 +1,10 @@
-import fs from "node:fs";
-import path from "node:path";
-import Database from "better-sqlite3";
 import type {
-  Bloc, BlocSettings, Field, FieldType, Grant, Module, Permission, RecordFilter,
-  RestrictionMode, Role, ScanLimitPeriod, StoredFile, StoredRecord, Token, User, UserRole, Visibility,
-} from "../domain/model.js";
-import type {
-  AccessFacts, InsertPlan, Inserted, NewRecord, NewToken, Page, ProjectedRow, RowColumn, RowPage, ScanCount, Store,
-  UniqueKey, ValueCounts,
-} from "./store.js";
-import { migrate } from "./sqlite-schema.js";
-import { SqliteCounters } from "./sqlite-counters.js";
-import { SqliteReads } from "./sqlite-reads.js";
-import { SqliteWrites } from "./sqlite-writes.js";
-import { fieldPath, internalId, Statements } from "./sqlite-statements.js";
+  Bloc, BlocSettings, Field, FieldType, Grant, Module, Permission, 
+  RestrictionMode, Role, ScanLimitPeriod, Token, User, UserRole,
+} from "../../domain/model.js";
+import type { AccessFacts, ConfigWrites, NewToken } from "../store.js";
+import type { GenerationCache } from "../generation-cache.js";
+import { fieldPath, internalId, type Statements } from "./statements.js";
 
 interface UserRow { id: number; name: string; role: UserRole; profile: string }
 
@@ -87,65 +78,15 @@ const SETTING_COLUMNS: { readonly [K in keyof BlocSettings]-?: [string, (v: NonN
 };
 
 /**
- * The embedded engine: one SQLite file in WAL mode, shared safely by several processes.
- * Records are read in SqliteReads and written in SqliteWrites; this class holds users,
- * tokens, blocs and access, and hands record work to those two.
+ * Users, tokens, roles, modules, blocs, fields and access in the SQLite engine: plain
+ * queries over one connection, with blocs, tokens and access facts read through the
+ * generation cache.
  */
-export class SqliteStore implements Store {
-  private readonly db: Database.Database;
-  private readonly sql: Statements;
-  private readonly reads: SqliteReads;
-  private readonly writes: SqliteWrites;
-  /**
-   * Blocs, tokens and access facts as last read, valid while the generation (bumped by
-   * trigger on every change to them, by any process) stays the same: every request still
-   * sees every change, at the price of one tiny read instead of several joins.
-   */
-  private readonly cache = new Map<string, unknown>();
-  private cachedGeneration = -1;
-  /** The generation was read in this turn of the event loop and nothing was changed since. */
-  private checked = false;
-
-  constructor(file: string) {
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
-    // FULL: an answered add-data must survive a power cut, not only a crash.
-    this.db.pragma("synchronous = FULL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.pragma("foreign_keys = ON");
-    migrate(this.db);
-    this.sql = new Statements(this.db);
-    const counters = new SqliteCounters(this.sql);
-    this.reads = new SqliteReads(this.sql, counters);
-    this.writes = new SqliteWrites(this.sql, counters, this.reads);
-  }
-
-  private cached<T>(key: string, load: () => T): T {
-    // One look per turn: a request's token, bloc and access lookups run in one turn, and a
-    // change made anywhere is seen by every request that starts after it.
-    if (!this.checked) {
-      const generation = (this.sql.get("SELECT n FROM generation WHERE id = 1").get() as { n: number }).n;
-      if (generation !== this.cachedGeneration || this.cache.size > 10_000) {
-        this.cache.clear();
-        this.cachedGeneration = generation;
-      }
-      this.checked = true;
-      setImmediate(() => { this.checked = false; });
-    }
-    if (this.cache.has(key)) return this.cache.get(key) as T;
-    const value = load();
-    this.cache.set(key, value);
-    return value;
-  }
-
-  /** Called by every method that changes users, tokens, blocs or access: later lookups in this turn read afresh. */
-  private changed(): void {
-    this.checked = false;
-  }
+export class SqliteConfig implements ConfigWrites {
+  constructor(protected readonly sql: Statements, protected readonly cache: GenerationCache) {}
 
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
-    this.changed();
+    this.cache.changed();
     const row = this.sql.get(
       "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING id, name, role, profile",
     ).get(name, role, createdAt) as UserRow;
@@ -158,14 +99,14 @@ export class SqliteStore implements Store {
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.sql.get("UPDATE users SET profile = ? WHERE id = ?").run(JSON.stringify(profile), internalId(userId));
   }
 
   async createRole(name: string, createdAt: string): Promise<Role> {
-    this.changed();
-    const row = this.sql.write(() => this.sql.get("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
-      .get(name, createdAt) as { id: number; name: string });
+    this.cache.changed();
+    const row = this.sql.get("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
+      .get(name, createdAt) as { id: number; name: string };
     return { id: String(row.id), name: row.name };
   }
 
@@ -187,7 +128,7 @@ export class SqliteStore implements Store {
   }
 
   async setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> {
-    this.changed();
+    this.cache.changed();
     const statement = member
       ? "INSERT INTO user_roles (user_id, role_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
       : "DELETE FROM user_roles WHERE user_id = ? AND role_id = ?";
@@ -195,20 +136,18 @@ export class SqliteStore implements Store {
   }
 
   async createToken(token: NewToken): Promise<void> {
-    this.changed();
-    this.sql.write(() => this.sql.get(
+    this.cache.changed();
+    this.sql.get(
       `INSERT INTO tokens (id, user_id, name, hash, expires_at, created_at, scope_permissions, scope_blocs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(token.id, internalId(token.userId), token.name, token.hash, token.expiresAt, token.createdAt,
       token.scope.permissions && JSON.stringify(token.scope.permissions),
-      token.scope.blocs && JSON.stringify(token.scope.blocs)));
+      token.scope.blocs && JSON.stringify(token.scope.blocs));
   }
 
   async findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined> {
     // Unknown hashes are not kept: guessing tokens must not fill the cache.
-    const found = this.cached(`token:${hash}`, () => this.loadToken(hash) ?? null);
-    if (!found) this.cache.delete(`token:${hash}`);
-    return found ?? undefined;
+    return this.cache.get(`token:${hash}`, async () => this.loadToken(hash), (found) => found !== undefined);
   }
 
   private loadToken(hash: string): { token: Token; hash: string; user: User } | undefined {
@@ -232,12 +171,12 @@ export class SqliteStore implements Store {
   }
 
   async revokeToken(id: string, revokedAt: string): Promise<boolean> {
-    this.changed();
+    this.cache.changed();
     return this.sql.get("UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?").run(revokedAt, id).changes > 0;
   }
 
   async createModule(name: string, createdAt: string): Promise<Module> {
-    this.changed();
+    this.cache.changed();
     const row = this.sql.get("INSERT INTO modules (name, created_at) VALUES (?, ?) RETURNING id, name")
       .get(name, createdAt) as { id: number; name: string };
     return { id: String(row.id), name: row.name };
@@ -256,7 +195,7 @@ export class SqliteStore implements Store {
   /** Fields looked up by value (on writes, searches or visibility) get an index on that lookup. */
   private indexLookups(field: Field): void {
     if (!field.indexed && !field.unique && !field.applyProfileFilter && field.type !== "autogenerate") return;
-    this.db.exec(`CREATE INDEX IF NOT EXISTS "records_value_${field.slug}"
+    this.sql.db.exec(`CREATE INDEX IF NOT EXISTS "records_value_${field.slug}"
       ON records (bloc_id, json_extract(data, '${fieldPath(field.slug)}'))`);
   }
 
@@ -269,16 +208,15 @@ export class SqliteStore implements Store {
   }
 
   async createBloc(bloc: Bloc, createdAt: string): Promise<void> {
-    this.changed();
-    this.sql.write(() => this.sql.immediate(() => {
-      this.sql.get(`INSERT INTO blocs (id, name, created_at) VALUES (?, ?, ?)`).run(bloc.id, bloc.name, createdAt);
-      this.applySettings(bloc.id, bloc);
-      for (const field of bloc.fields) this.insertField(bloc.id, field);
-    }));
+    this.cache.changed();
+    this.sql.get(`INSERT INTO blocs (id, name, created_at) VALUES (?, ?, ?)`).run(bloc.id, bloc.name, createdAt);
+    this.applySettings(bloc.id, bloc);
+    for (const field of bloc.fields) this.insertField(bloc.id, field);
   }
 
   async findBloc(id: string): Promise<Bloc | undefined> {
-    return this.cached(`bloc:${id}`, () => this.loadBloc(id));
+    // Unknown IDs are not kept: probing IDs must not fill the cache.
+    return this.cache.get(`bloc:${id}`, async () => this.loadBloc(id), (bloc) => bloc !== undefined);
   }
 
   private loadBloc(id: string): Bloc | undefined {
@@ -297,8 +235,8 @@ export class SqliteStore implements Store {
   }
 
   async addField(blocId: string, field: Field): Promise<void> {
-    this.changed();
-    this.sql.write(() => this.insertField(blocId, field));
+    this.cache.changed();
+    this.insertField(blocId, field);
   }
 
   private applySettings(blocId: string, settings: Partial<BlocSettings>): void {
@@ -313,20 +251,16 @@ export class SqliteStore implements Store {
   }
 
   async updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.applySettings(blocId, settings);
   }
 
   async updateField(blocId: string, field: Field): Promise<boolean> {
-    this.changed();
-    const before = (await this.findBloc(blocId))?.fields.find((f) => f.slug === field.slug);
+    this.cache.changed();
     const result = this.sql.get(`UPDATE fields SET name = ?, apply_profile_filter = ?, type = ?, options = ?, required = ?,
         unique_values = ?, max_length = ?, pattern = ?, format = ?, indexed = ?
       WHERE bloc_id = ? AND slug = ?`).run(...fieldParams(field), blocId, field.slug);
-    this.changed();
     if (result.changes > 0) this.indexLookups(field);
-    // Profile-filtered fields define counter segments: changing which fields are means recounting.
-    if (before && before.applyProfileFilter !== field.applyProfileFilter) this.writes.rebuildCounters(blocId);
     return result.changes > 0;
   }
 
@@ -347,38 +281,38 @@ export class SqliteStore implements Store {
   }
 
   async setGrant(blocId: string, userId: string, grant: Grant): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.upsertGrant("grants", "user_id", blocId, userId, grant);
   }
 
   async removeGrant(blocId: string, userId: string): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.sql.get("DELETE FROM grants WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
   async setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.upsertGrant("role_grants", "role_id", blocId, roleId, grant);
   }
 
   async removeRoleGrant(blocId: string, roleId: string): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.sql.get("DELETE FROM role_grants WHERE bloc_id = ? AND role_id = ?").run(blocId, internalId(roleId));
   }
 
   async setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.sql.get(`INSERT INTO restrictions (bloc_id, user_id, mode) VALUES (?, ?, ?)
       ON CONFLICT (bloc_id, user_id) DO UPDATE SET mode = excluded.mode`).run(blocId, internalId(userId), mode);
   }
 
   async removeRestriction(blocId: string, userId: string): Promise<void> {
-    this.changed();
+    this.cache.changed();
     this.sql.get("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
   async accessFacts(blocId: string, userId: string): Promise<AccessFacts> {
-    return this.cached(`facts:${blocId}\u0000${userId}`, () => this.loadAccessFacts(blocId, userId));
+    return this.cache.get(`facts:${blocId}\u0000${userId}`, async () => this.loadAccessFacts(blocId, userId));
   }
 
   private loadAccessFacts(blocId: string, userId: string): AccessFacts {
@@ -392,53 +326,5 @@ export class SqliteStore implements Store {
     const restriction = this.sql.get("SELECT mode FROM restrictions WHERE bloc_id = ? AND user_id = ?")
       .get(blocId, user) as { mode: RestrictionMode } | undefined;
     return { grants: grants.map(toGrant), restriction: restriction?.mode };
-  }
-
-  insertRecord(record: NewRecord, plan: InsertPlan): Promise<Inserted> {
-    return this.writes.insert(record, plan);
-  }
-
-  async countRecords(filter: RecordFilter): Promise<number> {
-    return this.reads.count(filter);
-  }
-
-  async listRecords(filter: RecordFilter, page: Page): Promise<StoredRecord[]> {
-    return this.reads.list(filter, page);
-  }
-
-  async countValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
-    return this.reads.countValues(filter, slugs, limit);
-  }
-
-  async importRecords(records: readonly NewRecord[]): Promise<number[]> {
-    return this.writes.importMany(records);
-  }
-
-  async listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
-    return this.reads.rows(filter, page, columns);
-  }
-
-  async updateRecords(filter: RecordFilter, values: Readonly<Record<string, string>>, unique: readonly UniqueKey[]): Promise<number[]> {
-    return this.writes.update(filter, values, unique);
-  }
-
-  async scanCount(blocId: string, since: string | null, limit: number | null, visibility: Visibility | undefined): Promise<ScanCount> {
-    return this.reads.scanCount(blocId, since, limit, visibility);
-  }
-
-  async findFile(ref: string): Promise<StoredFile | undefined> {
-    return this.reads.findFile(ref);
-  }
-
-  async holdContent(sha256: string, createdAt: string): Promise<string> {
-    return this.writes.holdContent(sha256, createdAt);
-  }
-
-  async releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
-    this.writes.releaseContent(hold, sha256, remove);
-  }
-
-  async close(): Promise<void> {
-    this.db.close();
   }
 }

@@ -1,0 +1,25 @@
+import { TABLE_SHAPES } from "../tables.js";
+import { TABLES, type Row, type TableName } from "../store.js";
+import type { Param, Statements } from "./statements.js";
+
+/* Rows in the canonical shape of src/store/tables.ts: SQLite's columns are that shape already. */
+
+export function exportRows(sql: Statements, table: TableName, after: Row | undefined, limit: number): Row[] {
+  const { key, columns } = TABLE_SHAPES[table];
+  const where = after ? `WHERE (${key.join(", ")}) > (${key.map(() => "?").join(", ")})` : "";
+  const params: Param[] = after ? key.map((k) => after[k] ?? null) : [];
+  return sql.get(`SELECT ${columns.join(", ")} FROM ${table} ${where} ORDER BY ${key.join(", ")} LIMIT ?`)
+    .all(...params, limit) as Row[];
+}
+
+/** Inserts rows as they are; AUTOINCREMENT keys move past the IDs given. */
+export function importRows(sql: Statements, table: TableName, rows: readonly Row[]): void {
+  const { columns } = TABLE_SHAPES[table];
+  const insert = sql.get(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
+  for (const row of rows) insert.run(...columns.map((c) => row[c] ?? null));
+}
+
+export function tableSizes(sql: Statements): Record<TableName, number> {
+  return Object.fromEntries(TABLES.map((table) =>
+    [table, (sql.get(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n])) as Record<TableName, number>;
+}
