@@ -1,11 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { call } from "./support/http.js";
-import { runToEnd, SERVER_ENTRY, startProcess, type Running } from "./support/process.js";
+import { freshWorkspace, runToEnd, SERVER_ENTRY, startProcess, type Running } from "./support/process.js";
 
 /**
  * WORKERS=N runs N server processes on one port: requests are served by several
@@ -32,18 +29,19 @@ function alive(pid: number): boolean {
   }
 }
 
-async function withFolder(work: (cwd: string) => Promise<void>): Promise<void> {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cluster-"));
+/** A folder and a fresh database of the engine under test (BLOC_TEST_ENGINE). */
+async function withWorkspace(work: (cwd: string, databaseUrl: string) => Promise<void>): Promise<void> {
+  const workspace = await freshWorkspace("cluster");
   try {
-    await work(cwd);
+    await work(workspace.cwd, workspace.databaseUrl);
   } finally {
-    await fs.rm(cwd, { recursive: true, force: true });
+    await workspace.remove();
   }
 }
 
 test("WORKERS=2: several worker processes answer on one port; a killed one is replaced; SIGTERM stops all", { timeout: 90_000 }, async () => {
-  await withFolder(async (cwd) => {
-    const server: Running = await startProcess({ WORKERS: "2", DATABASE_URL: "sqlite:./bloc.db", BLOC_ADMIN_TOKEN: ADMIN }, cwd);
+  await withWorkspace(async (cwd, databaseUrl) => {
+    const server: Running = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl, BLOC_ADMIN_TOKEN: ADMIN }, cwd);
     let later = "";
     server.child.stdout!.on("data", (chunk: Buffer) => { later += chunk.toString(); });
     server.child.stderr!.on("data", (chunk: Buffer) => { later += chunk.toString(); });
@@ -100,9 +98,9 @@ test("WORKERS=2: several worker processes answer on one port; a killed one is re
 });
 
 test("WORKERS unset or 1: one process, no cluster", async () => {
-  await withFolder(async (cwd) => {
+  await withWorkspace(async (cwd, databaseUrl) => {
     for (const workers of [undefined, "1"]) {
-      const server = await startProcess({ DATABASE_URL: "sqlite:./bloc.db", ...(workers ? { WORKERS: workers } : {}) }, cwd);
+      const server = await startProcess({ DATABASE_URL: databaseUrl, ...(workers ? { WORKERS: workers } : {}) }, cwd);
       try {
         assert.equal(await healthPid(server.url), server.child.pid);
       } finally {
@@ -113,11 +111,11 @@ test("WORKERS unset or 1: one process, no cluster", async () => {
 });
 
 test("workers that cannot listen stop the primary with exit code 1", async () => {
-  await withFolder(async (cwd) => {
-    const taken = await startProcess({ DATABASE_URL: "sqlite:./bloc.db" }, cwd);
+  await withWorkspace(async (cwd, databaseUrl) => {
+    const taken = await startProcess({ DATABASE_URL: databaseUrl }, cwd);
     try {
       const port = new URL(taken.url).port;
-      const child = runToEnd(SERVER_ENTRY, [], { WORKERS: "2", PORT: port, DATABASE_URL: "sqlite:./bloc.db", BLOC_LOG_LEVEL: "warn" }, cwd);
+      const child = runToEnd(SERVER_ENTRY, [], { WORKERS: "2", PORT: port, DATABASE_URL: databaseUrl, BLOC_LOG_LEVEL: "warn" }, cwd);
       const result = await child;
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, /EADDRINUSE/);
@@ -130,8 +128,8 @@ test("workers that cannot listen stop the primary with exit code 1", async () =>
 });
 
 test("SIGINT stops the cluster too", async () => {
-  await withFolder(async (cwd) => {
-    const server = await startProcess({ WORKERS: "2", DATABASE_URL: "sqlite:./bloc.db" }, cwd);
+  await withWorkspace(async (cwd, databaseUrl) => {
+    const server = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl }, cwd);
     const pids = new Set<number>();
     for (let i = 0; i < 6; i += 1) pids.add(await healthPid(server.url));
     const exited = once(server.child, "exit");

@@ -1,13 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { openStoreAt } from "../src/cli/copy.js";
 import { call, type Reply } from "./support/http.js";
-import { freshPgDatabase, NO_PG_REASON, pgServerUrl } from "./support/pg-database.js";
-import { startProcess, type Running } from "./support/process.js";
+import { testEngine } from "./support/database.js";
+import { freshWorkspace, startProcess, type Running } from "./support/process.js";
 import { assertCountersEqualRecount } from "./support/recount.js";
 
 /**
@@ -193,47 +190,44 @@ function adminToken(): string {
   return `conc-admin-${crypto.randomBytes(12).toString("hex")}`;
 }
 
-test("WORKERS=2 on one SQLite file: concurrent adds and updates keep every rule", { timeout: 120_000 }, async () => {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-conc-"));
+// Each half runs on its engine's run of the suite (BLOC_TEST_ENGINE, test/support/database.ts).
+const engine = testEngine();
+
+test("WORKERS=2 on one SQLite file: concurrent adds and updates keep every rule", {
+  timeout: 120_000, skip: engine === "sqlite" ? false : "the SQLite half runs with BLOC_TEST_ENGINE=sqlite",
+}, async () => {
+  const workspace = await freshWorkspace("conc");
   const admin = adminToken();
-  const databaseUrl = `sqlite:${path.join(cwd, "bloc.db")}`;
   let server: Running | undefined;
   try {
-    server = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl, BLOC_ADMIN_TOKEN: admin }, cwd);
+    server = await startProcess({ WORKERS: "2", DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin }, workspace.cwd);
     const running = server;
     await scenario("sqlite, WORKERS=2", {
-      urls: [running.url, running.url], admin, databaseUrl,
+      urls: [running.url, running.url], admin, databaseUrl: workspace.databaseUrl,
       stop: async () => { await running.stop(); server = undefined; },
     });
   } finally {
     await server?.stop();
-    await fs.rm(cwd, { recursive: true, force: true });
+    await workspace.remove();
   }
 });
 
-test("two server processes on one PostgreSQL database: concurrent adds and updates keep every rule", { timeout: 120_000 }, async (t) => {
-  const serverUrl = pgServerUrl();
-  if (serverUrl === undefined) {
-    process.stdout.write(`[concurrency postgres] skipped: ${NO_PG_REASON}\n`);
-    t.skip(NO_PG_REASON);
-    return;
-  }
-  const database = await freshPgDatabase(serverUrl, "conc");
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-conc-pg-"));
+test("two server processes on one PostgreSQL database: concurrent adds and updates keep every rule", {
+  timeout: 120_000, skip: engine === "postgres" ? false : "the PostgreSQL half runs with BLOC_TEST_ENGINE=postgres (npm run test:pg)",
+}, async () => {
+  const workspace = await freshWorkspace("conc");
   const admin = adminToken();
   const servers: Running[] = [];
   try {
-    const env = { DATABASE_URL: database.url, BLOC_ADMIN_TOKEN: admin };
-    // One after the other: the first creates the schema and the admin.
-    servers.push(await startProcess(env, cwd));
-    servers.push(await startProcess(env, cwd));
+    const env = { DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin };
+    servers.push(await startProcess(env, workspace.cwd));
+    servers.push(await startProcess(env, workspace.cwd));
     await scenario("postgres, 2 processes", {
-      urls: [servers[0]!.url, servers[1]!.url], admin, databaseUrl: database.url,
+      urls: [servers[0]!.url, servers[1]!.url], admin, databaseUrl: workspace.databaseUrl,
       stop: async () => { while (servers.length > 0) await servers.pop()!.stop(); },
     });
   } finally {
     while (servers.length > 0) await servers.pop()!.stop();
-    await database.drop();
-    await fs.rm(cwd, { recursive: true, force: true });
+    await workspace.remove();
   }
 });

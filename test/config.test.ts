@@ -15,6 +15,7 @@ test("defaults are the documented ones", () => {
       idStyle: "uuid", timezone: "UTC", debug: false, logLevel: "info",
       filesDir: path.resolve("data/files"), maxFileBytes: 25 * 1024 * 1024, fieldCountsLimit: 1000,
       workers: 1,
+      pgPool: 10,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -34,6 +35,9 @@ const BAD: readonly [string, string][] = [
   ["WORKERS", "65"],
   ["WORKERS", "two"],
   ["WORKERS", "1.5"],
+  ["DATABASE_URL", "postgres:/missing-slashes"],
+  ["BLOC_PG_POOL", "0"],
+  ["BLOC_PG_POOL", "ten"],
 ];
 
 for (const [name, value] of BAD) {
@@ -46,6 +50,13 @@ for (const [name, value] of BAD) {
 test("WORKERS takes a whole number from 1 to 64", () => {
   for (const n of [1, 2, 64]) assert.equal(readConfig({ WORKERS: String(n) }).workers, n);
   assert.equal(readConfig({ WORKERS: "" }).workers, 1);
+});
+
+test("DATABASE_URL may name a PostgreSQL database, and BLOC_PG_POOL sizes its pool", () => {
+  for (const url of ["postgres://bloc@db.example:5432/bloc", "postgresql://bloc:secret@localhost/bloc"]) {
+    assert.equal(readConfig({ DATABASE_URL: url }).databaseUrl, url);
+  }
+  assert.equal(readConfig({ BLOC_PG_POOL: "3" }).pgPool, 3);
 });
 
 test("a bad value stops npm start with one line naming the variable", async () => {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import cliProgress from "cli-progress";
-import { ConfigError, readConfig, sqlitePath } from "../config.js";
+import { ConfigError, readConfig, sqlitePath, type Config } from "../config.js";
 import { openStore } from "../store/open-store.js";
 import { TABLES, type Row, type Store, type TableName } from "../store/store.js";
 import { UsageError } from "./commands.js";
@@ -28,21 +28,29 @@ export interface CopyProgress {
 }
 
 /**
- * The one place the CLI and its tests open a store by URL (openStore may become
- * asynchronous with more engines). The URL is checked as DATABASE_URL would be.
+ * The one place the CLI (and its tests) open a store by URL: the rest of the
+ * configuration (BLOC_PG_POOL…) comes from the environment, the URL is checked as
+ * DATABASE_URL is, and a bad one is named by `option`.
  */
-export async function openStoreAt(url: string): Promise<Store> {
-  return await openStore(url);
+export async function openStoreAt(url: string, option = "DATABASE_URL"): Promise<Store> {
+  return openStore(configFor(option, url));
+}
+
+function configFor(option: string, url: string): Config {
+  try {
+    return readConfig({ ...process.env, DATABASE_URL: url });
+  } catch (error) {
+    // Another variable's mistake is named by the error itself.
+    if (error instanceof ConfigError && error.message.startsWith("DATABASE_URL") && option !== "DATABASE_URL") {
+      throw new CopyError(`${option}: ${error.message}`);
+    }
+    throw error;
+  }
 }
 
 function checkedUrl(option: string, url: string | undefined): string {
   if (url === undefined || url === "") throw new UsageError(`copy needs ${option} <url>`);
-  try {
-    return readConfig({ DATABASE_URL: url }).databaseUrl;
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CopyError(`${option}: ${error.message}`);
-    throw error;
-  }
+  return configFor(option, url).databaseUrl;
 }
 
 /** Where a URL points, for telling two URLs of one database apart. */
@@ -172,9 +180,9 @@ export async function runCopy(options: CopyOptions, progress: CopyProgress = std
     throw new CopyError(`--from: there is no database at ${sqlitePath(from)}`);
   }
   const started = Date.now();
-  const source = await openStoreAt(from);
+  const source = await openStoreAt(from, "--from");
   try {
-    const target = await openStoreAt(to);
+    const target = await openStoreAt(to, "--to");
     try {
       const tables = await copyStore(source, target, batch, progress);
       return {
