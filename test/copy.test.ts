@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { openStoreAt } from "../src/cli/copy.js";
+import { copyStore, CopyError, openStoreAt, type CopyProgress } from "../src/cli/copy.js";
 import type { NewRecord, Row, Store, TableName } from "../src/store/store.js";
 import { TABLES } from "../src/store/store.js";
 import { importRecords } from "../src/domain/record-writes.js";
@@ -363,6 +363,26 @@ test("copy refuses a missing source, one database as both ends, and missing opti
   const usage = await runToEnd(CLI_ENTRY, ["copy", "--from", urls.source], {}, dir);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /copy needs --to <url>/);
+});
+
+test("a source written to during a copy fails it, naming the table", async () => {
+  const source = await openStoreAt(`sqlite:${path.join(dir, "moving.db")}`);
+  const target = await openStoreAt(`sqlite:${path.join(dir, "moving-copy.db")}`);
+  try {
+    await source.createUser("first", "admin", "2026-01-01 00:00:00");
+    let late: Promise<unknown> = Promise.resolve();
+    const progress: CopyProgress = {
+      // Users are copied; a writer adds one before the next table is read.
+      tableStarted: (table) => { if (table === "roles") late = source.createUser("late", "member", "2026-01-01 00:00:01"); },
+      rowsCopied: () => undefined, tableDone: () => undefined, finish: () => undefined,
+    };
+    await assert.rejects(copyStore(source, target, 100, progress), (error: unknown) =>
+      error instanceof CopyError && /users has 2 rows in the source, 1 in the target/.test(error.message));
+    await late;
+  } finally {
+    await source.close();
+    await target.close();
+  }
 });
 
 test("blocs created in the same second are listed in the same order after a copy", {
