@@ -360,6 +360,10 @@ test("copy refuses a missing source, one database as both ends, and missing opti
   const same = await copy(urls.source, `sqlite:${path.relative(dir, path.join(dir, "source.db"))}`);
   assert.equal(same.code, 1);
   assert.match(same.stderr, /name the same database/);
+  // A folder under a file: the target cannot be created.
+  const unopenable = await copy(urls.source, `${urls.source}/inside/bloc.db`);
+  assert.equal(unopenable.code, 1);
+  assert.match(unopenable.stderr, /^bloc-data: --to: cannot open sqlite:.+\/source\.db\/inside\/bloc\.db: ENOTDIR.*\n$/);
   const usage = await runToEnd(CLI_ENTRY, ["copy", "--from", urls.source], {}, dir);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /copy needs --to <url>/);

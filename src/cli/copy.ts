@@ -152,6 +152,16 @@ export function stderrProgress(stream: NodeJS.WriteStream = process.stderr): Cop
   };
 }
 
+/** A store, or a one-line error naming the option (a missing PostgreSQL database, a refused login…). */
+async function opened(url: string, option: string): Promise<Store> {
+  try {
+    return await openStoreAt(url, option);
+  } catch (error) {
+    if (error instanceof CopyError) throw error;
+    throw new CopyError(`${option}: cannot open ${redactUrl(url)}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 export interface CopyOptions {
   readonly from?: string | undefined;
   readonly to?: string | undefined;
@@ -180,9 +190,9 @@ export async function runCopy(options: CopyOptions, progress: CopyProgress = std
     throw new CopyError(`--from: there is no database at ${sqlitePath(from)}`);
   }
   const started = Date.now();
-  const source = await openStoreAt(from, "--from");
+  const source = await opened(from, "--from");
   try {
-    const target = await openStoreAt(to, "--to");
+    const target = await opened(to, "--to");
     try {
       const tables = await copyStore(source, target, batch, progress);
       return {
