@@ -194,7 +194,7 @@ function adminToken(): string {
 const engine = testEngine();
 
 test("WORKERS=2 on one SQLite file: concurrent adds and updates keep every rule", {
-  timeout: 120_000, skip: engine === "sqlite" ? false : "the SQLite half runs with BLOC_TEST_ENGINE=sqlite",
+  timeout: 240_000, skip: engine === "sqlite" ? false : "the SQLite half runs with BLOC_TEST_ENGINE=sqlite",
 }, async () => {
   const workspace = await freshWorkspace("conc");
   const admin = adminToken();
@@ -213,7 +213,7 @@ test("WORKERS=2 on one SQLite file: concurrent adds and updates keep every rule"
 });
 
 test("two server processes on one PostgreSQL database: concurrent adds and updates keep every rule", {
-  timeout: 120_000, skip: engine === "postgres" ? false : "the PostgreSQL half runs with BLOC_TEST_ENGINE=postgres (npm run test:pg)",
+  timeout: 240_000, skip: engine === "postgres" ? false : "the PostgreSQL half runs with BLOC_TEST_ENGINE=postgres (npm run test:pg)",
 }, async () => {
   const workspace = await freshWorkspace("conc");
   const admin = adminToken();

@@ -266,7 +266,7 @@ after(async () => {
   await fs.rm(dir, { recursive: true, force: true });
 });
 
-test(`copy SQLite → ${crossEngine ? "PostgreSQL" : "SQLite"} → SQLite: the same rows, the same answers to every user`, { timeout: 240_000 }, async () => {
+test(`copy SQLite → ${crossEngine ? "PostgreSQL" : "SQLite"} → SQLite: the same rows, the same answers to every user`, { timeout: 400_000 }, async () => {
   let t = Date.now();
   const lap = (): string => { const s = ((Date.now() - t) / 1000).toFixed(1); t = Date.now(); return `${s} s`; };
   await buildSource();
@@ -294,9 +294,12 @@ test(`copy SQLite → ${crossEngine ? "PostgreSQL" : "SQLite"} → SQLite: the s
   const [source, middle, final] = await Promise.all([openStoreAt(urls.source), openStoreAt(urls.middle), openStoreAt(urls.final)]);
   try {
     for (const table of TABLES) {
+      // The final copy holds every row of the middle one (the copy checked the counts), so
+      // records, the bulk, are compared there only; the rest in the middle one too.
+      const middleMatch: Match = crossEngine ? "set" : "exact";
       await assertSameRows(table, source, [
         { store: final, match: crossEngine ? "values" : "exact", name: "final copy" },
-        { store: middle, match: crossEngine ? "set" : "exact", name: "middle copy" },
+        ...(table === "records" ? [] : [{ store: middle, match: middleMatch, name: "middle copy" }]),
       ]);
     }
   } finally {
