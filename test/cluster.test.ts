@@ -11,6 +11,8 @@ import { freshWorkspace, runToEnd, SERVER_ENTRY, startProcess, type Running } fr
  */
 
 const ADMIN = "cluster-test-admin-token-0123456789";
+/** How long a cluster may take to have every worker listening, with other test files running beside it. */
+const CLUSTER_START_MS = 60_000;
 
 /** The pid that answered, on a connection of its own (a kept-alive one would stay with one worker). */
 async function healthPid(url: string): Promise<number> {
@@ -39,9 +41,9 @@ async function withWorkspace(work: (cwd: string, databaseUrl: string) => Promise
   }
 }
 
-test("WORKERS=2: several worker processes answer on one port; a killed one is replaced; SIGTERM stops all", { timeout: 90_000 }, async () => {
+test("WORKERS=2: several worker processes answer on one port; a killed one is replaced; SIGTERM stops all", { timeout: 180_000 }, async () => {
   await withWorkspace(async (cwd, databaseUrl) => {
-    const server: Running = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl, BLOC_ADMIN_TOKEN: ADMIN }, cwd);
+    const server: Running = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl, BLOC_ADMIN_TOKEN: ADMIN }, cwd, SERVER_ENTRY, CLUSTER_START_MS);
     let later = "";
     server.child.stdout!.on("data", (chunk: Buffer) => { later += chunk.toString(); });
     server.child.stderr!.on("data", (chunk: Buffer) => { later += chunk.toString(); });
@@ -66,14 +68,14 @@ test("WORKERS=2: several worker processes answer on one port; a killed one is re
       process.kill(victim, "SIGKILL");
       // Once the primary has seen it die (a connection handed over just before that is lost with the
       // worker), the port keeps answering while a replacement starts; the dead worker never answers again.
-      const deadline = Date.now() + 30_000;
+      const deadline = Date.now() + 60_000;
       while (!later.includes(`worker ${victim} exited`)) {
         assert.ok(Date.now() < deadline, `the primary did not report the death of worker ${victim}: ${later}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const seen = new Set<number>();
       while (![...seen].some((pid) => pid !== survivor)) {
-        assert.ok(Date.now() < deadline, `no replacement worker within 30 s; answered by ${[...seen].join(", ")}`);
+        assert.ok(Date.now() < deadline, `no replacement worker within 60 s; answered by ${[...seen].join(", ")}`);
         const pid = await healthPid(server.url);
         assert.notEqual(pid, victim, "the killed worker does not answer");
         seen.add(pid);
@@ -100,7 +102,7 @@ test("WORKERS=2: several worker processes answer on one port; a killed one is re
 test("WORKERS unset or 1: one process, no cluster", async () => {
   await withWorkspace(async (cwd, databaseUrl) => {
     for (const workers of [undefined, "1"]) {
-      const server = await startProcess({ DATABASE_URL: databaseUrl, ...(workers ? { WORKERS: workers } : {}) }, cwd);
+      const server = await startProcess({ DATABASE_URL: databaseUrl, ...(workers ? { WORKERS: workers } : {}) }, cwd, SERVER_ENTRY, CLUSTER_START_MS);
       try {
         assert.equal(await healthPid(server.url), server.child.pid);
       } finally {
@@ -129,7 +131,7 @@ test("workers that cannot listen stop the primary with exit code 1", async () =>
 
 test("SIGINT stops the cluster too", async () => {
   await withWorkspace(async (cwd, databaseUrl) => {
-    const server = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl }, cwd);
+    const server = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl }, cwd, SERVER_ENTRY, CLUSTER_START_MS);
     const pids = new Set<number>();
     for (let i = 0; i < 6; i += 1) pids.add(await healthPid(server.url));
     const exited = once(server.child, "exit");

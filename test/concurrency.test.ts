@@ -4,7 +4,7 @@ import crypto from "node:crypto";
 import { openStoreAt } from "../src/cli/copy.js";
 import { call, type Reply } from "./support/http.js";
 import { testEngine } from "./support/database.js";
-import { freshWorkspace, startProcess, type Running } from "./support/process.js";
+import { freshWorkspace, SERVER_ENTRY, startProcess, type Running } from "./support/process.js";
 import { assertCountersEqualRecount } from "./support/recount.js";
 
 /**
@@ -200,7 +200,7 @@ test("WORKERS=2 on one SQLite file: concurrent adds and updates keep every rule"
   const admin = adminToken();
   let server: Running | undefined;
   try {
-    server = await startProcess({ WORKERS: "2", DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin }, workspace.cwd);
+    server = await startProcess({ WORKERS: "2", DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin }, workspace.cwd, SERVER_ENTRY, 60_000);
     const running = server;
     await scenario("sqlite, WORKERS=2", {
       urls: [running.url, running.url], admin, databaseUrl: workspace.databaseUrl,

@@ -28,14 +28,17 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-/** Starts `node dist/src/main.js` (or another server) on an ephemeral port and waits for its "listening" line. */
-export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY): Promise<Running> {
+/**
+ * Starts `node dist/src/main.js` (or another server) on an ephemeral port and waits for its "listening" line
+ * (a WORKERS=N cluster prints it once every worker listens, which takes longer on a busy machine).
+ */
+export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY, waitMs = 15_000): Promise<Running> {
   const child = spawn(process.execPath, [entry], {
     cwd, env: { ...inheritedEnv(), PORT: "0", BLOC_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolve, reject) => {
     let output = "";
-    const timer = setTimeout(() => { child.kill(); reject(new Error(`no listening line in 15 s: ${output}`)); }, 15_000);
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`no listening line in ${waitMs / 1000} s: ${output}`)); }, waitMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
