@@ -238,6 +238,21 @@ test("pages, report rows, updates and prefix reads", { skip }, async () => {
   assert.equal(snapshot[0], 2100);
 });
 
+test("text PostgreSQL cannot hold (U+0000) finds nothing when looked up and is refused when written", { skip }, async () => {
+  const nul = "a\u0000b";
+  assert.equal(await store.findBloc(nul), undefined);
+  assert.deepEqual(await store.accessFacts(nul, "1"), { grants: [], restriction: undefined });
+  assert.equal(await store.findFile(nul), undefined);
+  assert.equal(await store.revokeToken(nul, "2026-01-01 00:00:00"), false);
+  assert.equal(await store.countRecords({ blocId: "rows", match: [{ key: "field_1", values: [nul] }] }), 0);
+  assert.equal(await store.countRecords({ blocId: "rows", visibility: { match: [{ key: "field_1", values: [nul, ""] }] } }), 0);
+  assert.deepEqual(await store.holders("rows", { slug: "field_1", value: nul }, 1), []);
+  assert.deepEqual(await store.dayCounts("rows", [`p:field_1:${nul}`], undefined, undefined), []);
+  assert.equal(await store.valueTotal("rows", "", "field_1", [nul]), 0);
+  await assert.rejects(store.createRole(nul, "2026-01-01 00:00:00"), InvalidInputError);
+  await assert.rejects(store.updateBlocSettings("rows", { scanLimit: 1e21 }), InvalidInputError);
+});
+
 test("content holds: the last release removes the content", { skip }, async () => {
   const sha = "ab".repeat(32);
   const first = await store.holdContent(sha, "2026-01-01 00:00:00");
