@@ -174,7 +174,8 @@ test("a server killed in the middle of adds and updates leaves counters equal to
     if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, "exit");
 
     // Opening the store again recovers the write-ahead log; counters must match what survived.
-    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: `sqlite:${path.join(cwd, "data", "bloc.db")}` }));
+    // The child ran in `cwd`, where a relative SQLite path points.
+    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: databaseUrl.replace(/^sqlite:\.\//, `sqlite:${cwd}/`) }));
     try {
       assert.ok(await reopened.countRecords({ blocId: bloc.json.id }) > 0, "some adds were committed before the kill");
       await assertCountersEqualRecount(reopened);
