@@ -1,7 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import path from "node:path";
 import type { RecordFilter, StoredRecord } from "../src/domain/model.js";
 import { importRecords } from "../src/domain/record-writes.js";
 import { countRecords, countValues, listRecords } from "../src/domain/record-queries.js";
