@@ -88,7 +88,7 @@ export class PgConfigWrites implements ConfigWrites {
       ON CONFLICT DO NOTHING RETURNING slug`,
     [blocId, field.slug, ...fieldParams(field)]);
     if (rows.length === 0) throw new ConflictError("already exists");
-    await ensureFieldIndex(this.db, field);
+    await ensureFieldIndex(this.db, blocId, field);
   }
 
   async updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void> {
@@ -103,7 +103,7 @@ export class PgConfigWrites implements ConfigWrites {
       WHERE bloc_id = $1::text AND slug = $2::text RETURNING slug`,
     [blocId, field.slug, ...fieldParams(field)]);
     if (rows.length === 0) return false;
-    await ensureFieldIndex(this.db, field);
+    await ensureFieldIndex(this.db, blocId, field);
     return true;
   }
 

@@ -77,3 +77,8 @@ export const LOCK = {
   /** Creating one index at run time. */
   ddl: 1114402563,
 } as const;
+
+/** Takes an advisory lock held until the transaction ends. */
+export async function lockUntilCommit(db: Db, kind: keyof typeof LOCK, name: string): Promise<void> {
+  await db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK[kind], name]);
+}

@@ -5,7 +5,7 @@ import type { GenerationCache } from "../generation-cache.js";
 import type { NewFile, NewRecord, NewToken, Tx } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import { clearCounters, writeCounters } from "./counters.js";
-import { LOCK, run, type Db, type PgTransaction } from "./driver.js";
+import { lockUntilCommit, run, type Db, type PgTransaction } from "./driver.js";
 import { PgReads } from "./reads.js";
 import * as writes from "./record-writes.js";
 
@@ -45,7 +45,7 @@ export class PgUnit extends PgReads implements Tx {
   }
 
   async lockBloc(blocId: string): Promise<void> {
-    await this.db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.bloc, blocId]);
+    await lockUntilCommit(this.db, "bloc", blocId);
   }
 
   insertRecord(record: NewRecord): Promise<number> {
