@@ -1,3 +1,4 @@
+import { ConfigError } from "../../config.js";
 import type { CounterDeltas } from "../../domain/counters.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
@@ -11,6 +12,19 @@ import { translate } from "./errors.js";
 import { PgReads } from "./reads.js";
 import { migrate } from "./schema.js";
 import { PgUnit, Session } from "./unit.js";
+
+/**
+ * A database that cannot be reached or entered is the operator's to fix, like a bad
+ * environment value: one line naming DATABASE_URL (never the URL, which may hold a
+ * password), not a stack.
+ */
+function unreachable(error: unknown): ConfigError | undefined {
+  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  // 3D000 no such database, 28… refused credentials, 08… connection failures, 57P03 starting up;
+  // E… the socket's own (ECONNREFUSED, ENOTFOUND, …); CONNECT_TIMEOUT the driver's.
+  if (!/^(3D000|28|08|57P03|E[A-Z]+$|CONNECT_TIMEOUT)/.test(code)) return undefined;
+  return new ConfigError(`DATABASE_URL: cannot open the PostgreSQL database: ${(error as Error).message}`);
+}
 
 /** Connections for cached config loads and generation reads (reads.ts: CachedConfig), beside the main pool. */
 const META_POOL = 2;
@@ -45,7 +59,7 @@ export class PostgresStore extends BaseStore implements Store {
       return new PostgresStore(pool, metaPool, await migrate(pool));
     } catch (error) {
       await Promise.all([pool.end(), metaPool.end()]);
-      throw translate(error);
+      throw unreachable(error) ?? translate(error);
     }
   }
 
