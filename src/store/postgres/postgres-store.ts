@@ -78,7 +78,10 @@ export class PostgresStore extends BaseStore implements Store {
       const version = await migrate(pool);
       // Every connection opened now, while nothing waits: the first requests would otherwise
       // each wait for a connection to be made (TCP, authentication, the driver's type lookup).
-      await Promise.all([...Array.from({ length: poolSize }, () => pool.unsafe("SELECT 1")), metaPool.unsafe("SELECT 1")]);
+      await Promise.all([
+        ...Array.from({ length: poolSize }, () => pool.unsafe("SELECT 1")),
+        ...Array.from({ length: META_POOL }, () => metaPool.unsafe("SELECT 1")),
+      ]);
       return new PostgresStore(pool, metaPool, version);
     } catch (error) {
       await Promise.all([pool.end(), metaPool.end()]);
