@@ -4,7 +4,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../src/domain/e
 import type { Bloc, Field } from "../src/domain/model.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
-import { TABLES, type NewRecord, type Row, type Store } from "../src/store/store.js";
+import { TABLES, type NewRecord, type Row, type Store, type Tx } from "../src/store/store.js";
 import { freshDatabaseUrl, testEngine, type TestDatabase } from "./support/database.js";
 
 /*
@@ -134,6 +134,20 @@ test("a transaction keeps everything or nothing; a group commit undoes only the 
   assert.deepEqual(await store.dayCounts("tx", [""], undefined, undefined), [{ day: "2026-01-02", n: 4 }]);
   assert.deepEqual(await store.valueTotals("tx", [""], "field_1", 0), [["v0", 2], ["v1", 2]]);
   assert.equal(await store.valueTotal("tx", "", "field_1", ["v0", "v1", "v0"]), 4);
+});
+
+test("a failed statement fails its unit even when the unit's code went on", { skip }, async () => {
+  await store.createBloc(bloc("swallow", [{}]), "2026-01-01 00:00:00");
+  const swallowing = (i: number) => async (tx: Tx): Promise<number> => {
+    const id = await tx.insertRecord(record("swallow", `2026-01-05 00:00:0${i}`, { field_1: `s${i}` }));
+    if (i === 2) await tx.insertRecord(record("no-such-bloc", "2026-01-05 00:00:00", {})).catch(() => undefined);
+    return id;
+  };
+  await assert.rejects(store.transaction(swallowing(2)), NotFoundError);
+  assert.equal(await store.countRecords({ blocId: "swallow" }), 0);
+  const outcomes = await Promise.allSettled([1, 2, 3].map((i) => store.transaction(swallowing(i), { group: "swallow" })));
+  assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "rejected", "fulfilled"]);
+  assert.equal(await store.countRecords({ blocId: "swallow" }), 2);
 });
 
 test("counters: flushed early, decreased to nothing, cleared", { skip }, async () => {

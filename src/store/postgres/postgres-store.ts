@@ -11,7 +11,8 @@ import { connect, onPool, run, type Db, type Pg } from "./driver.js";
 import { translate } from "./errors.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
-import { PgUnit, Session } from "./unit.js";
+import { Session } from "./session.js";
+import { PgUnit } from "./unit.js";
 
 /**
  * A database that cannot be reached or entered is the operator's to fix, like a bad
@@ -77,7 +78,10 @@ export class PostgresStore extends BaseStore implements Store {
       const version = await migrate(pool);
       // Every connection opened now, while nothing waits: the first requests would otherwise
       // each wait for a connection to be made (TCP, authentication, the driver's type lookup).
-      await Promise.all([...Array.from({ length: poolSize }, () => pool.unsafe("SELECT 1")), metaPool.unsafe("SELECT 1")]);
+      await Promise.all([
+        ...Array.from({ length: poolSize }, () => pool.unsafe("SELECT 1")),
+        ...Array.from({ length: META_POOL }, () => metaPool.unsafe("SELECT 1")),
+      ]);
       return new PostgresStore(pool, metaPool, version);
     } catch (error) {
       await Promise.all([pool.end(), metaPool.end()]);
@@ -87,47 +91,26 @@ export class PostgresStore extends BaseStore implements Store {
 
   private engine(): TransactionEngine<Session> {
     return {
-      // BEGIN, COMMIT and savepoints by hand on a reserved connection rather than with
-      // sql.begin: each is sent ahead of the work's first statement instead of waiting for
-      // its own answer first, which in a group commit saves a round trip per unit.
       transaction: async <T>(work: (session: Session) => Promise<T>): Promise<T> => {
-        const conn = await this.pool.reserve();
-        const session = new Session(conn);
-        const begun = session.db.run("BEGIN ISOLATION LEVEL READ COMMITTED");
-        begun.catch(() => undefined);
+        let wroteConfig = false;
         try {
-          const result = await work(session);
-          await begun;
-          await session.db.run("COMMIT");
+          const result = await Session.run(this.pool, async (session) => {
+            try {
+              return await work(session);
+            } finally {
+              wroteConfig = session.wroteConfig;
+            }
+          });
           // Committed: readers in this turn of the event loop must look at the generation again.
-          if (session.wroteConfig) this.cache.changed();
+          if (wroteConfig) this.cache.changed();
           return result;
         } catch (error) {
-          await session.db.run("ROLLBACK").catch(() => undefined);
           // Entries loaded while it ran may show what never happened.
-          if (session.wroteConfig) this.cache.invalidate();
-          throw translate(error);
-        } finally {
-          conn.release();
+          if (wroteConfig) this.cache.invalidate();
+          throw error;
         }
       },
-      // One name for every unit's savepoint: units run one after another, and ROLLBACK TO
-      // goes back to the latest savepoint of that name, the running unit's.
-      savepoint: async <T>(session: Session, work: () => Promise<T>): Promise<T> => {
-        const opened = session.db.run("SAVEPOINT unit");
-        opened.catch(() => undefined);
-        session.enterUnit();
-        try {
-          const result = await work();
-          await opened;
-          session.leaveUnit(true);
-          return result;
-        } catch (error) {
-          session.leaveUnit(false);
-          await session.db.run("ROLLBACK TO SAVEPOINT unit");
-          throw translate(error);
-        }
-      },
+      savepoint: <T>(session: Session, work: () => Promise<T>): Promise<T> => session.unit(work),
       unit: (session: Session, counters: CounterDeltas, pending: CounterDeltas): Tx =>
         new PgUnit(session, this.shared(), counters, pending),
       writeCounters: (session: Session, deltas: CounterDeltas): Promise<void> => writeCounters(session.db, deltas),

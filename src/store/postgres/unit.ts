@@ -5,48 +5,9 @@ import type { GenerationCache } from "../generation-cache.js";
 import type { NewFile, NewRecord, NewToken, Tx } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import { clearCounters, writeCounters } from "./counters.js";
-import { lockUntilCommit, run, type Db, type Pg } from "./driver.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import * as writes from "./record-writes.js";
-
-/**
- * One open transaction, on a connection of its own (postgres-store.ts begins, commits
- * and opens a savepoint per unit on it).
- */
-export class Session {
-  /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
-  wroteConfig = false;
-  readonly db: Db;
-  /** Blocs whose lock the transaction holds for good: taken outside any unit's savepoint, or by a unit that succeeded. */
-  private readonly locked = new Set<string>();
-  /** Blocs locked by the unit running in a savepoint: released with it if it is rolled back. */
-  private unitLocks: Set<string> | undefined;
-
-  constructor(readonly conn: Pg) {
-    this.db = { run: (text, params) => run(conn, text, params) };
-  }
-
-  /**
-   * Takes a bloc's lock unless the transaction holds it already: in a group commit,
-   * every unit of the bloc asks for it, and only the first needs to wait for it.
-   */
-  async lockBloc(blocId: string): Promise<void> {
-    if (this.locked.has(blocId) || this.unitLocks?.has(blocId)) return;
-    await lockUntilCommit(this.db, "bloc", blocId);
-    (this.unitLocks ?? this.locked).add(blocId);
-  }
-
-  /** A unit starts in a savepoint. */
-  enterUnit(): void {
-    this.unitLocks = new Set();
-  }
-
-  /** The unit's savepoint was kept (`kept`) or rolled back, and the locks taken in it with it. */
-  leaveUnit(kept: boolean): void {
-    if (kept) for (const blocId of this.unitLocks ?? []) this.locked.add(blocId);
-    this.unitLocks = undefined;
-  }
-}
+import type { Session } from "./session.js";
 
 /** A unit of work's view of an open transaction: every read and write, on its connection. */
 export class PgUnit extends PgReads implements Tx {
