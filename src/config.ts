@@ -17,6 +17,8 @@ export interface Config {
   readonly maxFileBytes: number;
   /** get-data's fieldCounts lists at most this many values per field, the most frequent; 0 lists all. */
   readonly fieldCountsLimit: number;
+  /** Connections in each process's PostgreSQL pool (unused by SQLite). */
+  readonly pgPool: number;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -54,10 +56,16 @@ function timezone(env: Env): string {
   return raw;
 }
 
+/** Whether a DATABASE_URL names a PostgreSQL database. */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(?:ql)?:\/\/./.test(url);
+}
+
 function databaseUrl(env: Env): string {
   const raw = env.DATABASE_URL ?? "sqlite:./data/bloc.db";
-  if (!raw.startsWith("sqlite:") || raw.length === "sqlite:".length) {
-    throw new ConfigError(`DATABASE_URL must look like sqlite:./data/bloc.db, got "${raw}"`);
+  const sqlite = raw.startsWith("sqlite:") && raw.length > "sqlite:".length;
+  if (!sqlite && !isPostgresUrl(raw)) {
+    throw new ConfigError(`DATABASE_URL must look like sqlite:./data/bloc.db or postgres://user@host:5432/db, got "${raw}"`);
   }
   return raw;
 }
@@ -85,6 +93,13 @@ function wholeNumber(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+function atLeastOne(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) throw new ConfigError(`${name} must be a whole number of at least 1, got "${raw}"`);
+  return Number(raw);
+}
+
 function flag(env: Env, name: string): boolean {
   const raw = env[name] ?? "0";
   if (raw !== "0" && raw !== "1") throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
@@ -105,6 +120,7 @@ export function readConfig(env: Env = process.env): Config {
     filesDir: path.resolve(env.BLOC_FILES_DIR || "./data/files"),
     maxFileBytes: byteCount(env, "BLOC_MAX_FILE_BYTES", 25 * 1024 * 1024),
     fieldCountsLimit: wholeNumber(env, "BLOC_FIELD_COUNTS_LIMIT", 1000),
+    pgPool: atLeastOne(env, "BLOC_PG_POOL", 10),
   });
 }
 

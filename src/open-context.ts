@@ -9,7 +9,7 @@ import { openStore } from "./store/open-store.js";
 /** The context a configuration describes: store opened, admin token ensured. */
 export async function openContext(config: Config): Promise<Context> {
   const ctx: Context = {
-    store: openStore(config.databaseUrl),
+    store: await openStore(config),
     blobs: new FileBlobs(config.filesDir),
     now: makeClock(config.timezone),
     idStyle: config.idStyle,

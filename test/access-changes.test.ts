@@ -1,23 +1,25 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { call } from "./support/http.js";
-import { startProcess } from "./support/process.js";
+import { freshWorkspace, startProcess, type Running } from "./support/process.js";
 
 test("grant, role, restriction, profile and token changes made through one process hold on the next request to another", async () => {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-two-"));
+  // On SQLite the URL stays relative (sqlite:./shared/bloc.db): both processes resolve it to one file.
+  const { cwd, databaseUrl, remove } = await freshWorkspace("two", "./shared");
   const admin = "two-process-admin-token-0123456789";
-  const env = { BLOC_ADMIN_TOKEN: admin, DATABASE_URL: "sqlite:./shared/bloc.db" };
-  const a = await startProcess(env, cwd);
-  const b = await startProcess(env, cwd);
-  const viaA = async (method: string, p: string, json?: unknown): Promise<any> => {
-    const reply = await call(a.url, method, p, { token: admin, ...(json === undefined ? {} : { json }) });
-    assert.ok(reply.status < 300, `${method} ${p}: ${reply.status} ${reply.text}`);
-    return reply.json;
-  };
+  const env = { BLOC_ADMIN_TOKEN: admin, DATABASE_URL: databaseUrl };
+  // Started inside the try, so that a process that fails to start still leaves no database behind.
+  const started: Running[] = [];
   try {
+    const a = await startProcess(env, cwd);
+    started.push(a);
+    const b = await startProcess(env, cwd);
+    started.push(b);
+    const viaA = async (method: string, p: string, json?: unknown): Promise<any> => {
+      const reply = await call(a.url, method, p, { token: admin, ...(json === undefined ? {} : { json }) });
+      assert.ok(reply.status < 300, `${method} ${p}: ${reply.status} ${reply.text}`);
+      return reply.json;
+    };
     const bloc = await viaA("POST", "/api/admin/blocs", { name: "Shared", fields: [{ name: "Part" }, { name: "Site" }] });
     for (const site of ["Dublin", "Dublin", "Cork"]) {
       await viaA("POST", "/api/add-data", { scanStationID: bloc.id, dataToAdd: { field_1: "P", field_2: site } });
@@ -60,8 +62,7 @@ test("grant, role, restriction, profile and token changes made through one proce
     const revoked = await call(b.url, "GET", "/api/get-data", { token: tokens.token, json: { blocId: bloc.id } });
     assert.equal(revoked.status, 401, "revoked token");
   } finally {
-    await a.stop();
-    await b.stop();
-    await fs.rm(cwd, { recursive: true, force: true });
+    for (const running of started) await running.stop();
+    await remove();
   }
 });

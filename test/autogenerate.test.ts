@@ -1,12 +1,9 @@
 import { test, describe, before, after } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { startServer, type TestServer } from "./support/server.js";
 import { call, type Reply } from "./support/http.js";
-import { startPair, startProcess, type ProcessPair, type Running } from "./support/process.js";
+import { freshWorkspace, startPair, startProcess, type ProcessPair, type Running, type Workspace } from "./support/process.js";
 import { insertAt, keysOf, storedRecords } from "./support/fixtures.js";
 
 /**
@@ -317,13 +314,14 @@ describe("autogenerate across two server processes on one SQLite file", () => {
 });
 
 describe("autogenerate: counters beyond what a double holds exactly", () => {
-  let cwd: string;
+  let workspace: Workspace | undefined;
   let running: Running | undefined;
   const admin = `huge-counter-admin-${crypto.randomBytes(8).toString("hex")}`;
 
   before(async () => {
-    cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-auto-huge-"));
-    running = await startProcess({ DATABASE_URL: `sqlite:${path.join(cwd, "bloc.db")}`, BLOC_ADMIN_TOKEN: admin }, cwd);
+    workspace = await freshWorkspace("auto-huge");
+    const { cwd, databaseUrl } = workspace;
+    running = await startProcess({ DATABASE_URL: databaseUrl, BLOC_ADMIN_TOKEN: admin }, cwd);
   });
 
   after(async () => {
@@ -333,7 +331,7 @@ describe("autogenerate: counters beyond what a double holds exactly", () => {
       running.child.kill("SIGKILL");
       await exited;
     }
-    await fs.rm(cwd, { recursive: true, force: true });
+    await workspace?.remove();
   });
 
   /** A request that must be answered within 5 s; a server stuck in a loop answers never. */

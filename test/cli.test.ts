@@ -1,14 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { call } from "./support/http.js";
-import { CLI_ENTRY, runToEnd, startProcess } from "./support/process.js";
+import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess } from "./support/process.js";
 
 test("the CLI sets up a store that the server then serves", async () => {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cli-"));
-  const env = { DATABASE_URL: "sqlite:./store/bloc.db", BLOC_ID_STYLE: "numeric" };
+  // On SQLite the URL stays relative (sqlite:./store/bloc.db): CLI and server must resolve it alike.
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli", "./store");
+  const env = { DATABASE_URL: databaseUrl, BLOC_ID_STYLE: "numeric" };
   const cli = async (...args: string[]): Promise<any> => {
     const result = await runToEnd(CLI_ENTRY, args, env, cwd);
     assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
@@ -53,28 +51,30 @@ test("the CLI sets up a store that the server then serves", async () => {
       await server.stop();
     }
   } finally {
-    await fs.rm(cwd, { recursive: true, force: true });
+    await remove();
   }
 });
 
 test("the CLI refuses a bad command with its usage and exit code 2, and a failure with one line", async () => {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cli-"));
+  // On SQLite this is the default URL, sqlite:./data/bloc.db, now named so that PostgreSQL can replace it.
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli-errors", "./data");
+  const env = { DATABASE_URL: databaseUrl };
   try {
-    const usage = await runToEnd(CLI_ENTRY, ["bloc", "remove", "x"], {}, cwd);
+    const usage = await runToEnd(CLI_ENTRY, ["bloc", "remove", "x"], env, cwd);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /unknown command/);
     assert.match(usage.stderr, /Usage: bloc-data/);
-    const missing = await runToEnd(CLI_ENTRY, ["token", "add", "999"], {}, cwd);
+    const missing = await runToEnd(CLI_ENTRY, ["token", "add", "999"], env, cwd);
     assert.equal(missing.code, 1);
     assert.equal(missing.stderr.trim(), 'bloc-data: User "999" does not exist');
   } finally {
-    await fs.rm(cwd, { recursive: true, force: true });
+    await remove();
   }
 });
 
 test("the CLI's access verbs configure what /api/me then reports", async () => {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-cli-"));
-  const env = { DATABASE_URL: "sqlite:./store/bloc.db" };
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli-access", "./store");
+  const env = { DATABASE_URL: databaseUrl };
   const cli = async (...args: string[]): Promise<any> => {
     const result = await runToEnd(CLI_ENTRY, args, env, cwd);
     assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
@@ -110,6 +110,6 @@ test("the CLI's access verbs configure what /api/me then reports", async () => {
     const bad = await runToEnd(CLI_ENTRY, ["restrict", bloc.id, user.id, "everything"], env, cwd);
     assert.equal(bad.code, 2);
   } finally {
-    await fs.rm(cwd, { recursive: true, force: true });
+    await remove();
   }
 });

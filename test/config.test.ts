@@ -14,6 +14,7 @@ test("defaults are the documented ones", () => {
       port: 8080, host: "127.0.0.1", databaseUrl: "sqlite:./data/bloc.db", adminToken: undefined,
       idStyle: "uuid", timezone: "UTC", debug: false, logLevel: "info",
       filesDir: path.resolve("data/files"), maxFileBytes: 25 * 1024 * 1024, fieldCountsLimit: 1000,
+      pgPool: 10,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -29,6 +30,9 @@ const BAD: readonly [string, string][] = [
   ["BLOC_DEBUG", "yes"],
   ["BLOC_MAX_FILE_BYTES", "25MB"],
   ["BLOC_FIELD_COUNTS_LIMIT", "-1"],
+  ["DATABASE_URL", "postgres:/missing-slashes"],
+  ["BLOC_PG_POOL", "0"],
+  ["BLOC_PG_POOL", "ten"],
 ];
 
 for (const [name, value] of BAD) {
@@ -37,6 +41,13 @@ for (const [name, value] of BAD) {
       error instanceof ConfigError && error.message.includes(name));
   });
 }
+
+test("DATABASE_URL may name a PostgreSQL database, and BLOC_PG_POOL sizes its pool", () => {
+  for (const url of ["postgres://bloc@db.example:5432/bloc", "postgresql://bloc:secret@localhost/bloc"]) {
+    assert.equal(readConfig({ DATABASE_URL: url }).databaseUrl, url);
+  }
+  assert.equal(readConfig({ BLOC_PG_POOL: "3" }).pgPool, 3);
+});
 
 test("a bad value stops npm start with one line naming the variable", async () => {
   const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-config-"));

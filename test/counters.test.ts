@@ -1,8 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import type { RecordFilter, StoredRecord } from "../src/domain/model.js";
 import { importRecords } from "../src/domain/record-writes.js";
@@ -12,7 +10,7 @@ import { openStore } from "../src/store/open-store.js";
 import { assertCountersEqualRecount } from "./support/recount.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { call } from "./support/http.js";
-import { startProcess } from "./support/process.js";
+import { freshWorkspace, startProcess } from "./support/process.js";
 
 /**
  * The counters (records per day and owner, values per field and owner) are kept
@@ -157,9 +155,9 @@ test("fieldCounts lists the most frequent values first, at most BLOC_FIELD_COUNT
 });
 
 test("a server killed in the middle of adds and updates leaves counters equal to a recount", async () => {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-crash-"));
+  const { cwd, databaseUrl, remove } = await freshWorkspace("crash", "./data");
   const admin = "crash-test-admin-token-0123456789";
-  const env = { BLOC_ADMIN_TOKEN: admin, DATABASE_URL: "sqlite:./data/bloc.db" };
+  const env = { BLOC_ADMIN_TOKEN: admin, DATABASE_URL: databaseUrl };
   try {
     const first = await startProcess(env, cwd);
     const bloc = await call(first.url, "POST", "/api/admin/blocs", { token: admin, json: { name: "Crash", fields: [{ name: "A" }, { name: "B" }] } });
@@ -176,7 +174,7 @@ test("a server killed in the middle of adds and updates leaves counters equal to
     if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, "exit");
 
     // Opening the store again recovers the write-ahead log; counters must match what survived.
-    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: `sqlite:${path.join(cwd, "data", "bloc.db")}` }).databaseUrl);
+    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: `sqlite:${path.join(cwd, "data", "bloc.db")}` }));
     try {
       assert.ok(await reopened.countRecords({ blocId: bloc.json.id }) > 0, "some adds were committed before the kill");
       await assertCountersEqualRecount(reopened);
@@ -184,6 +182,6 @@ test("a server killed in the middle of adds and updates leaves counters equal to
       await reopened.close();
     }
   } finally {
-    await fs.rm(cwd, { recursive: true, force: true });
+    await remove();
   }
 });

@@ -10,7 +10,7 @@ import path from "node:path";
 import ExcelJS from "exceljs";
 import { addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { call } from "./support/http.js";
-import { startProcess, type Running } from "./support/process.js";
+import { freshWorkspace, startProcess, type Running, type Workspace } from "./support/process.js";
 import { keysOf, storedRecords } from "./support/fixtures.js";
 import { curlUpload, postMultipart, type FilePart } from "./support/upload.js";
 
@@ -496,15 +496,17 @@ function streamedDownload(url: string, token: string): Promise<{ status: number;
 }
 
 describe("a 100 MB upload to a server process keeps its memory flat (acceptance 2)", () => {
+  let workspace: Workspace | undefined;
   let cwd: string;
   let running: Running | undefined;
   let bloc: string;
   const admin = `big-upload-admin-${crypto.randomBytes(8).toString("hex")}`;
 
   before(async () => {
-    cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-big-"));
+    workspace = await freshWorkspace("big");
+    cwd = workspace.cwd;
     running = await startProcess({
-      DATABASE_URL: `sqlite:${path.join(cwd, "bloc.db")}`, BLOC_ADMIN_TOKEN: admin,
+      DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin,
       BLOC_FILES_DIR: path.join(cwd, "files"), BLOC_MAX_FILE_BYTES: "200000000",
     }, cwd);
     const created = await call(running.url, "POST", "/api/admin/blocs", {
@@ -516,7 +518,7 @@ describe("a 100 MB upload to a server process keeps its memory flat (acceptance 
 
   after(async () => {
     await running?.stop();
-    await fs.rm(cwd, { recursive: true, force: true });
+    await workspace?.remove();
   });
 
   test("100 MB streamed by curl -F: 200, the blob on disk is whole, peak RSS grows by well under 100 MB", async () => {

@@ -10,10 +10,12 @@ import {
 } from "../domain/model.js";
 import { issueToken, revokeToken } from "../domain/tokens.js";
 import { createUser, describeUser } from "../domain/users.js";
+import { schemaVersion } from "../store/open-store.js";
 
 export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default sqlite:./data/bloc.db)
 
   init                                             create the store and print a new admin token
+  migrate                                          bring the store's schema up to date and print its version
   user add <name> [--role admin|member]            add a user
   user show <userId>                               a user with profile and roles
   user profile <userId> [value]...                 set a user's profile values (none clears them)
@@ -82,7 +84,7 @@ function list(value: string | undefined): string[] | null {
 /** Runs one command; the same domain operations as the admin API, without a server. */
 export async function runCommand(ctx: Context, positionals: readonly string[], options: Options): Promise<unknown> {
   const [noun, verb] = positionals;
-  const key = ["init", "grant", "ungrant", "restrict"].includes(noun ?? "") ? noun : `${noun} ${verb}`;
+  const key = ["init", "migrate", "grant", "ungrant", "restrict"].includes(noun ?? "") ? noun : `${noun} ${verb}`;
   const at = (index: number, what: string): string => arg(positionals, index, what);
   switch (key) {
     case "init": {
@@ -90,6 +92,9 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       const token = await issueToken(ctx, admin.id, { name: "init" });
       return { user: admin, ...token };
     }
+    case "migrate":
+      // Opening the store (done before any command) applied the missing steps.
+      return { schemaVersion: schemaVersion(ctx.store) };
     case "user add":
       return createUser(ctx, at(2, "<name>"), oneOf<UserRole>("--role", options.role ?? "member", USER_ROLES));
     case "user show":

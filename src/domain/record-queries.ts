@@ -1,5 +1,5 @@
-import type { RecordFilter, StoredRecord, Visibility } from "./model.js";
-import type { ProjectedRow, RowColumn, RowPage, StoreReads, ValueCounts } from "../store/store.js";
+import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
+import type { DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCounts } from "../store/store.js";
 import { coveringSegments, dayCountsIn, profileSlugsOf, simplify } from "./counters.js";
 
 /**
@@ -30,19 +30,26 @@ async function seek(view: StoreReads, filter: RecordFilter, page: RowPage): Prom
   if (page.offset === 0 || page.after !== undefined) return { filter, page };
   const segments = coveringSegments(filter, await profileSlugs(view, filter.blocId));
   if (!segments) return { filter, page };
-  const days = await dayCountsIn(view, filter, segments);
-  if (page.order === "newest") days.reverse();
-  let offset = page.offset;
-  const start = days.find(({ n }) => {
-    if (offset < n) return true;
-    offset -= n;
-    return false;
-  });
+  const start = planSeek(await dayCountsIn(view, filter, segments), page.offset, page.order);
   if (!start) return undefined;
   const bounded: RecordFilter = page.order === "newest"
     ? { ...filter, to: earlier(filter.to, `${start.day} 23:59:59`) }
     : { ...filter, from: later(filter.from, `${start.day} 00:00:00`) };
-  return { filter: bounded, page: { ...page, offset } };
+  return { filter: bounded, page: { ...page, offset: start.offset } };
+}
+
+/**
+ * The day (of `days`, ascending) in which the record at `offset` lies when reading in
+ * `order`, and the offset left within that day; undefined past the last record.
+ */
+export function planSeek(days: readonly DayCount[], offset: number, order: Order): { day: string; offset: number } | undefined {
+  let left = offset;
+  const ordered = order === "newest" ? [...days].reverse() : days;
+  for (const { day, n } of ordered) {
+    if (left < n) return { day, offset: left };
+    left -= n;
+  }
+  return undefined;
 }
 
 function earlier(a: string | undefined, b: string): string {

@@ -144,19 +144,6 @@ export async function importRecords(tx: Tx, records: readonly NewRecord[]): Prom
   return ids;
 }
 
-/** Every record a filter selects, read in batches (updates work on all of them at once). */
-async function allRecords(view: StoreReads, filter: RecordFilter): Promise<StoredRecord[]> {
-  const records: StoredRecord[] = [];
-  for (;;) {
-    const last = records[records.length - 1];
-    const batch = await view.listRecords(filter, {
-      order: "oldest", limit: 1000, offset: 0, after: last && { createdAt: last.createdAt, id: last.id },
-    });
-    records.push(...batch);
-    if (batch.length < 1000) return records;
-  }
-}
-
 /**
  * Refuses an update that would leave two records with one value of a unique key:
  * among the updated records themselves, or between one of them and a record the
@@ -190,7 +177,7 @@ export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readon
   unique: readonly UniqueKey[]): Promise<number[]> {
   await tx.lockBloc(filter.blocId);
   const { [STATUS_KEY]: status, ...fields } = values;
-  const before = await allRecords(tx, filter);
+  const before = await tx.findRecords(filter);
   if (before.length === 0) return [];
   const affected = unique.filter((k) => k.field.slug in fields || (k.groupBy !== null && k.groupBy in fields));
   if (affected.length > 0) await checkUnique(tx, filter.blocId, before, fields, affected);

@@ -23,6 +23,7 @@ export abstract class BaseStore {
   findFile(ref: string): ReturnType<StoreReads["findFile"]> { return this.direct.findFile(ref); }
   countRecords(...a: Parameters<StoreReads["countRecords"]>): ReturnType<StoreReads["countRecords"]> { return this.direct.countRecords(...a); }
   listRecords(...a: Parameters<StoreReads["listRecords"]>): ReturnType<StoreReads["listRecords"]> { return this.direct.listRecords(...a); }
+  findRecords(...a: Parameters<StoreReads["findRecords"]>): ReturnType<StoreReads["findRecords"]> { return this.direct.findRecords(...a); }
   listRows(...a: Parameters<StoreReads["listRows"]>): ReturnType<StoreReads["listRows"]> { return this.direct.listRows(...a); }
   tallyValues(...a: Parameters<StoreReads["tallyValues"]>): ReturnType<StoreReads["tallyValues"]> { return this.direct.tallyValues(...a); }
   dayCounts(...a: Parameters<StoreReads["dayCounts"]>): ReturnType<StoreReads["dayCounts"]> { return this.direct.dayCounts(...a); }

@@ -1,9 +1,21 @@
-import { sqlitePath } from "../config.js";
+import { isPostgresUrl, sqlitePath, type Config } from "../config.js";
 import type { Store } from "./store.js";
 import { SqliteStore } from "./sqlite/sqlite-store.js";
+import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from "./sqlite/schema.js";
+import { PostgresStore } from "./postgres/postgres-store.js";
 
-/** The engine a DATABASE_URL names. A new engine adds one branch here and one file beside this one. */
-export function openStore(databaseUrl: string): Store {
-  if (databaseUrl.startsWith("sqlite:")) return new SqliteStore(sqlitePath(databaseUrl));
-  throw new Error(`No store engine for DATABASE_URL "${databaseUrl}"`);
+/**
+ * The engine a DATABASE_URL names, opened and migrated. A new engine adds one branch
+ * here and a folder beside this file.
+ */
+export async function openStore(config: Config): Promise<Store> {
+  const url = config.databaseUrl;
+  if (url.startsWith("sqlite:")) return new SqliteStore(sqlitePath(url));
+  if (isPostgresUrl(url)) return PostgresStore.open(url, config.pgPool);
+  throw new Error(`No store engine for DATABASE_URL "${url}"`);
+}
+
+/** The schema version an opened store is at (opening migrates). */
+export function schemaVersion(store: Store): number {
+  return store instanceof PostgresStore ? store.schemaVersion : SQLITE_SCHEMA_VERSION;
 }

@@ -115,6 +115,11 @@ export interface StoreReads {
   countRecords(filter: RecordFilter): Promise<number>;
   /** A page of the records the filter selects, in `page.order` (created_at, then id). */
   listRecords(filter: RecordFilter, page: RowPage): Promise<StoredRecord[]>;
+  /**
+   * Every record the filter selects, in no particular order: what an update works on.
+   * Unordered so that an engine can find them through a value index alone.
+   */
+  findRecords(filter: RecordFilter): Promise<StoredRecord[]>;
   /** Like listRecords, each record projected onto `columns` as the text of a JSON object. */
   listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]>;
   /**

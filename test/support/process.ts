@@ -4,11 +4,23 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freshDatabaseUrl, testFileLabel } from "./database.js";
 
 /** The compiled entry points, as `npm start` and `npx bloc-data` run them. */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 export const SERVER_ENTRY = path.join(root, "dist/src/main.js");
 export const CLI_ENTRY = path.join(root, "dist/src/cli/main.js");
+
+/**
+ * The environment a child starts from: this one without DATABASE_URL, so that a child
+ * only ever opens the database its test chose (or the default), never one a developer's
+ * shell happens to name.
+ */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.DATABASE_URL;
+  return env;
+}
 
 export interface Running {
   readonly url: string;
@@ -19,7 +31,7 @@ export interface Running {
 /** Starts `node dist/src/main.js` (or another server) on an ephemeral port and waits for its "listening" line. */
 export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY): Promise<Running> {
   const child = spawn(process.execPath, [entry], {
-    cwd, env: { ...process.env, PORT: "0", BLOC_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"],
+    cwd, env: { ...inheritedEnv(), PORT: "0", BLOC_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolve, reject) => {
     let output = "";
@@ -45,12 +57,44 @@ export function startProcess(env: Record<string, string>, cwd: string, entry = S
 export function runToEnd(
   entry: string, args: readonly string[], env: Record<string, string>, cwd: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [entry, ...args], { cwd, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [entry, ...args], { cwd, env: { ...inheritedEnv(), ...env } });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
   child.stderr.on("data", (c: Buffer) => { stderr += c.toString(); });
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+export interface Workspace {
+  /** A fresh temporary folder to run processes in. */
+  readonly cwd: string;
+  /** A fresh database of the engine under test, for the processes' DATABASE_URL. */
+  readonly databaseUrl: string;
+  /** Drops the database and deletes the folder; the processes should have stopped first. */
+  remove(): Promise<void>;
+}
+
+/**
+ * A folder and a database for server or CLI processes. On SQLite the file goes in
+ * `sqliteDir` (default: the folder itself); a relative `sqliteDir` such as "./store"
+ * keeps the URL relative, so it is resolved against each process's cwd as a user's would be.
+ */
+export async function freshWorkspace(name: string, sqliteDir?: string): Promise<Workspace> {
+  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), `bloc-${name}-`));
+  try {
+    const database = await freshDatabaseUrl(sqliteDir ?? cwd, `${testFileLabel()}_${name}`);
+    return {
+      cwd,
+      databaseUrl: database.url,
+      async remove() {
+        await database.drop();
+        await fs.rm(cwd, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await fs.rm(cwd, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 export interface ProcessPair {
@@ -59,20 +103,29 @@ export interface ProcessPair {
   stop(): Promise<void>;
 }
 
-/** Two server processes on one SQLite file in a fresh folder, sharing an admin token. */
+/** Two server processes on one fresh database (see database.ts), sharing an admin token. */
 export async function startPair(name: string): Promise<ProcessPair> {
-  const cwd = await fs.mkdtemp(path.join(os.tmpdir(), `bloc-${name}-`));
+  const workspace = await freshWorkspace(name);
   const admin = `${name}-admin-${crypto.randomBytes(8).toString("hex")}`;
-  const env = { DATABASE_URL: `sqlite:${path.join(cwd, "bloc.db")}`, BLOC_ADMIN_TOKEN: admin };
-  const first = await startProcess(env, cwd);
-  const second = await startProcess(env, cwd);
-  return {
-    urls: [first.url, second.url],
-    admin,
-    async stop() {
-      await first.stop();
-      await second.stop();
-      await fs.rm(cwd, { recursive: true, force: true });
-    },
-  };
+  const env = { DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin };
+  let started: Running | undefined;
+  try {
+    const first = await startProcess(env, workspace.cwd);
+    started = first;
+    const second = await startProcess(env, workspace.cwd);
+    return {
+      urls: [first.url, second.url],
+      admin,
+      async stop() {
+        await first.stop();
+        await second.stop();
+        await workspace.remove();
+      },
+    };
+  } catch (error) {
+    // Nothing may outlive a failed start: a running process, or a PostgreSQL database.
+    await started?.stop();
+    await workspace.remove();
+    throw error;
+  }
 }

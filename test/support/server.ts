@@ -7,6 +7,7 @@ import { readConfig } from "../../src/config.js";
 import type { Context } from "../../src/domain/context.js";
 import { buildApp } from "../../src/http/app.js";
 import { openContext } from "../../src/open-context.js";
+import { freshDatabaseUrl, testFileLabel } from "./database.js";
 import { call, type CallOptions, type Reply } from "./http.js";
 
 export interface TestServer {
@@ -20,31 +21,44 @@ export interface TestServer {
 }
 
 /**
- * The real service on an ephemeral port over a fresh SQLite file in a temporary
- * folder, configured through the same environment reader as `npm start`.
+ * The real service on an ephemeral port over a fresh database of the engine under test
+ * (see database.ts) and a temporary folder for files, configured through the same
+ * environment reader as `npm start`.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-test-"));
+  const database = await freshDatabaseUrl(dir, testFileLabel());
   const adminToken = `test-admin-${crypto.randomBytes(16).toString("hex")}`;
-  const config = readConfig({
-    DATABASE_URL: `sqlite:${path.join(dir, "bloc.db")}`,
-    BLOC_FILES_DIR: path.join(dir, "files"),
-    BLOC_ADMIN_TOKEN: adminToken,
-    BLOC_LOG_LEVEL: "silent",
-    ...env,
-  });
-  const ctx = await openContext(config);
-  const app: FastifyInstance = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
-  const url = await app.listen({ port: 0, host: "127.0.0.1" });
-  return {
-    url, dir, ctx, adminToken,
-    call: (method, p, options = {}) => call(url, method, p, { token: adminToken, ...options }),
-    async close() {
-      await app.close();
-      await ctx.store.close();
-      await fs.rm(dir, { recursive: true, force: true });
-    },
-  };
+  let ctx: Context | undefined;
+  try {
+    const config = readConfig({
+      DATABASE_URL: database.url,
+      BLOC_FILES_DIR: path.join(dir, "files"),
+      BLOC_ADMIN_TOKEN: adminToken,
+      BLOC_LOG_LEVEL: "silent",
+      ...env,
+    });
+    ctx = await openContext(config);
+    const opened = ctx;
+    const app: FastifyInstance = await buildApp(opened, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
+    const url = await app.listen({ port: 0, host: "127.0.0.1" });
+    return {
+      url, dir, ctx: opened, adminToken,
+      call: (method, p, options = {}) => call(url, method, p, { token: adminToken, ...options }),
+      async close() {
+        await app.close();
+        await opened.store.close();
+        await database.drop();
+        await fs.rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    // A server that failed to start leaves nothing behind: a PostgreSQL database would outlive the run.
+    await ctx?.store.close();
+    await database.drop();
+    await fs.rm(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 export interface Member {

@@ -105,8 +105,8 @@ export class SqliteConfig implements ConfigWrites {
 
   async createRole(name: string, createdAt: string): Promise<Role> {
     this.cache.changed();
-    const row = this.sql.write(() => this.sql.get("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
-      .get(name, createdAt) as { id: number; name: string });
+    const row = this.sql.get("INSERT INTO roles (name, created_at) VALUES (?, ?) RETURNING id, name")
+      .get(name, createdAt) as { id: number; name: string };
     return { id: String(row.id), name: row.name };
   }
 
@@ -137,12 +137,12 @@ export class SqliteConfig implements ConfigWrites {
 
   async createToken(token: NewToken): Promise<void> {
     this.cache.changed();
-    this.sql.write(() => this.sql.get(
+    this.sql.get(
       `INSERT INTO tokens (id, user_id, name, hash, expires_at, created_at, scope_permissions, scope_blocs)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(token.id, internalId(token.userId), token.name, token.hash, token.expiresAt, token.createdAt,
       token.scope.permissions && JSON.stringify(token.scope.permissions),
-      token.scope.blocs && JSON.stringify(token.scope.blocs)));
+      token.scope.blocs && JSON.stringify(token.scope.blocs));
   }
 
   async findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined> {
@@ -209,11 +209,9 @@ export class SqliteConfig implements ConfigWrites {
 
   async createBloc(bloc: Bloc, createdAt: string): Promise<void> {
     this.cache.changed();
-    this.sql.write(() => {
-      this.sql.get(`INSERT INTO blocs (id, name, created_at) VALUES (?, ?, ?)`).run(bloc.id, bloc.name, createdAt);
-      this.applySettings(bloc.id, bloc);
-      for (const field of bloc.fields) this.insertField(bloc.id, field);
-    });
+    this.sql.get(`INSERT INTO blocs (id, name, created_at) VALUES (?, ?, ?)`).run(bloc.id, bloc.name, createdAt);
+    this.applySettings(bloc.id, bloc);
+    for (const field of bloc.fields) this.insertField(bloc.id, field);
   }
 
   async findBloc(id: string): Promise<Bloc | undefined> {
@@ -238,7 +236,7 @@ export class SqliteConfig implements ConfigWrites {
 
   async addField(blocId: string, field: Field): Promise<void> {
     this.cache.changed();
-    this.sql.write(() => this.insertField(blocId, field));
+    this.insertField(blocId, field);
   }
 
   private applySettings(blocId: string, settings: Partial<BlocSettings>): void {

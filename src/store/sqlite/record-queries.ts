@@ -38,6 +38,12 @@ export class SqliteRecords extends SqliteConfig {
     return this.select(filter, page, RECORDS);
   }
 
+  async findRecords(filter: RecordFilter): Promise<StoredRecord[]> {
+    const where = whereClause(filter);
+    return (this.sql.get(`SELECT ${RECORDS.columns} FROM records r WHERE ${where.sql}`).all(...where.params) as Record<string, unknown>[])
+      .map(RECORDS.map);
+  }
+
   /** Report rows as JSON object texts built by SQLite: no record is parsed or re-serialised in JavaScript. */
   async listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
     const pairs = columns.flatMap((column) => [column.key, sourceSql(column)]);

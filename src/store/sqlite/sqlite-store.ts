@@ -9,6 +9,7 @@ import { Transactions } from "../transactions.js";
 import type { Row, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
 import { exportRows, importRows, tableSizes } from "./copy-rows.js";
 import { ConnectionLock } from "./connection-lock.js";
+import { translate } from "./errors.js";
 import { migrate } from "./schema.js";
 import { SqliteSession, writeCounters } from "./session.js";
 import { Statements } from "./statements.js";
@@ -21,7 +22,13 @@ function underLock<T extends object>(target: T, lock: ConnectionLock): T {
     get(object, key) {
       const value: unknown = Reflect.get(object, key);
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => lock.run(async () => (value as (...a: unknown[]) => unknown).apply(object, args));
+      return (...args: unknown[]) => lock.run(async () => {
+        try {
+          return await (value as (...a: unknown[]) => unknown).apply(object, args);
+        } catch (error) {
+          throw translate(error);
+        }
+      });
     },
   });
 }
@@ -65,7 +72,7 @@ export class SqliteStore extends BaseStore implements Store {
         } catch (error) {
           this.db.exec("ROLLBACK TO unit; RELEASE unit");
           this.cache.invalidate();
-          throw error;
+          throw translate(error);
         }
       },
       unit: (_session, counters, pending) => new SqliteSession(this.sql, this.cache, counters, pending),
@@ -83,7 +90,7 @@ export class SqliteStore extends BaseStore implements Store {
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
       this.cache.invalidate();
-      throw error;
+      throw translate(error);
     }
   }
 

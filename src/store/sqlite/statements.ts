@@ -1,5 +1,4 @@
 import type Database from "better-sqlite3";
-import { ConflictError } from "../../domain/errors.js";
 
 export type Param = string | number | null;
 
@@ -21,23 +20,7 @@ export class Statements {
     return statement;
   }
 
-  /** Runs a write, turning a unique-key violation into the domain's ConflictError. */
-  write<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      if (error instanceof Error && "code" in error &&
-        (error.code === "SQLITE_CONSTRAINT_PRIMARYKEY" || error.code === "SQLITE_CONSTRAINT_UNIQUE")) {
-        throw new ConflictError("already exists");
-      }
-      throw error;
-    }
-  }
 
-  /** Runs `work` in a transaction that takes the write lock first, so its reads cannot go stale. */
-  immediate<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
-  }
 }
 
 /** Integer IDs inside, strings outside; a string that is no integer names nothing (null matches no row). */

@@ -1,0 +1,39 @@
+import postgres from "postgres";
+import { ConflictError, InvalidInputError, NotFoundError, ServiceError } from "../../domain/errors.js";
+
+/** What the referenced tables hold, for "… does not exist". */
+const THINGS: Readonly<Record<string, string>> = {
+  users: "user", roles: "role", blocs: "bloc", modules: "module", records: "record",
+};
+
+/**
+ * A driver error as the domain sees it, at the store's boundary: a taken key is a
+ * conflict, a missing parent a not-found, text PostgreSQL cannot hold (U+0000) or
+ * index is the client's input, not a server fault. Anything else stays as it is (a
+ * server fault). Already translated errors pass through.
+ */
+export function translate(error: unknown): unknown {
+  if (error instanceof ServiceError || !(error instanceof postgres.PostgresError)) return error;
+  switch (error.code) {
+    case "23505": // unique_violation
+      return new ConflictError("already exists");
+    case "23503": // foreign_key_violation
+      return foreignKey(error);
+    case "23502": // not_null_violation: an ID that is no integer (internalId) names nothing
+      return new NotFoundError(`${THINGS[`${(error.column_name ?? "").replace(/_id$/, "")}s`] ?? "the referenced row"} does not exist`);
+    case "22021": // character_not_in_repertoire: U+0000 in a text parameter
+    case "22P05": // untranslatable_character: \u0000 in JSON
+      return new InvalidInputError("text must not contain the character U+0000");
+    case "54000": // program_limit_exceeded: a value too large for an index entry
+      return new InvalidInputError("a value is too long to be stored");
+    default:
+      return error;
+  }
+}
+
+function foreignKey(error: postgres.PostgresError): ServiceError {
+  const detail = error.detail ?? "";
+  if (detail.includes("is still referenced")) return new ConflictError("it is still in use");
+  const table = /table "([^"]+)"/.exec(detail)?.[1] ?? "";
+  return new NotFoundError(`${THINGS[table] ?? "the referenced row"} does not exist`);
+}

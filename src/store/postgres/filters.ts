@@ -1,0 +1,108 @@
+import {
+  RECORD_ID_KEY, STATUS_KEY,
+  type MatchCondition, type Order, type RecordFilter, type Visibility,
+} from "../../domain/model.js";
+import type { Param } from "./driver.js";
+import { FIELD_HEAD, headTail } from "./schema.js";
+
+/*
+ * The SQL that record queries share: conditions for filters and visibility over
+ * `records AS r`, and orders. Lists travel as one array parameter, so a filter's SQL
+ * text depends only on its shape (which conditions, on which fields), never on how
+ * many values it lists: the set of texts, each prepared once, stays small.
+ */
+
+/** Positional parameters of one statement, numbered as they are added. */
+export class Params {
+  readonly values: Param[] = [];
+
+  constructor(first: readonly Param[] = []) {
+    this.values.push(...first);
+  }
+
+  /** Adds a value and returns its placeholder. */
+  add(value: Param): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** A string literal; slugs are validated to [A-Za-z0-9_] above, and quoting keeps any text inert. */
+export function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * A field's value in `records AS r`; null when the record has no such field. The slug
+ * is inlined, not bound, so that the field's expression index (field-indexes.ts) can
+ * serve lookups on it.
+ */
+export function fieldSql(slug: string, alias = "r"): string {
+  return `(${alias === "" ? "" : `${alias}.`}data ->> ${literal(slug)})`;
+}
+
+/**
+ * A field's value as its index (field-indexes.ts) keys it: the head of the value, in
+ * byte order. With the tail (the SHA-256 of a value longer than the head), the index
+ * finds a value without ever holding one that is too long for an index entry.
+ */
+export function fieldHead(slug: string, alias = "r"): string {
+  return `left(${fieldSql(slug, alias)}, ${FIELD_HEAD}) COLLATE "C"`;
+}
+
+/** `field = value` served by the field's index: head and tail find the candidates, the values themselves decide. */
+export function fieldEquals(slug: string, placeholder: string, alias = "r"): string {
+  const [head, tail] = headTail(`${placeholder}::text`, FIELD_HEAD);
+  const [, fieldTail] = headTail(fieldSql(slug, alias), FIELD_HEAD);
+  return `${fieldHead(slug, alias)} = ${head} AND ${fieldTail} = ${tail} AND ${fieldSql(slug, alias)} = ${placeholder}::text`;
+}
+
+/** `field IN (values)` for a list parameter: the heads find the candidates (one indexable array), the values decide. */
+function fieldIn(slug: string, placeholder: string): string {
+  const [head] = headTail("v", FIELD_HEAD);
+  return `${fieldHead(slug)} = ANY(ARRAY(SELECT ${head} FROM unnest(${placeholder}::text[]) AS v))`
+    + ` AND ${fieldSql(slug)} = ANY(${placeholder}::text[])`;
+}
+
+/** Record IDs as SQLite's CAST(id AS TEXT) would equal them: only canonical decimal integers. */
+function recordIds(values: readonly string[]): number[] {
+  return values.filter((v) => /^(0|[1-9]\d{0,14})$/.test(v)).map(Number);
+}
+
+/** `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as asked. */
+function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Params): void {
+  if (condition.values.length === 0) {
+    if (empty === "none") parts.push("false");
+    return;
+  }
+  if (condition.key === RECORD_ID_KEY) {
+    parts.push(`r.id = ANY(${params.add(recordIds(condition.values))}::bigint[])`);
+  } else if (condition.key === STATUS_KEY) {
+    parts.push(`r.submitted_status::text = ANY(${params.add([...condition.values])}::text[])`);
+  } else if (condition.values.includes("")) {
+    // A field never set reads "", so it must match a search for "".
+    parts.push(`COALESCE(${fieldSql(condition.key)}, '') = ANY(${params.add([...condition.values])}::text[])`);
+  } else {
+    parts.push(fieldIn(condition.key, params.add([...condition.values])));
+  }
+}
+
+function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Params): void {
+  if (visibility?.none) parts.push("false");
+  if (visibility?.ownerId !== undefined) parts.push(`r.user_id = ${params.add(visibility.ownerId)}::text`);
+  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
+}
+
+/** The condition for a filter, visibility included, over `records AS r`; its parameters go into `params`. */
+export function whereSql(filter: RecordFilter, params: Params): string {
+  const parts = [`r.bloc_id = ${params.add(filter.blocId)}::text`];
+  visibilitySql(filter.visibility, parts, params);
+  if (filter.from !== undefined) parts.push(`r.created_at >= ${params.add(filter.from)}::text`);
+  if (filter.to !== undefined) parts.push(`r.created_at <= ${params.add(filter.to)}::text`);
+  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params);
+  return parts.join(" AND ");
+}
+
+export function orderSql(order: Order): string {
+  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
+}

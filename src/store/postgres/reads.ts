@@ -1,0 +1,148 @@
+import type { SequenceTemplate } from "../../domain/autogenerate.js";
+import type { Bloc, Module, RecordFilter, Role, StoredFile, StoredRecord, Token, User } from "../../domain/model.js";
+import type { GenerationCache } from "../generation-cache.js";
+import type {
+  AccessFacts, DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCounts, ValueLookup,
+} from "../store.js";
+import {
+  BLOC_COLUMNS, FIELD_COLUMNS, internalId, loadAccessFacts, loadBloc, loadToken, toBloc, toUser,
+  type BlocRow, type FieldRow, type UserRow,
+} from "./config-rows.js";
+import * as counters from "./counters.js";
+import type { Db } from "./driver.js";
+import * as records from "./record-reads.js";
+
+/**
+ * Where the cached reads (blocs, tokens, access facts) load from. Loads go to a small
+ * pool of their own (`meta`), never to the connection of the transaction or snapshot
+ * asking: they then see the latest committed state, as the generation number they are
+ * cached under does, and a transaction waiting for a load never waits for a
+ * connection that another waiting transaction holds. A transaction that changed
+ * config reads its own changes instead, uncached (`bypass`).
+ */
+export interface CachedConfig {
+  readonly cache: GenerationCache;
+  readonly meta: Db;
+  readonly bypass: () => boolean;
+}
+
+/** Every read, on a pool, a transaction or a snapshot (`db`). */
+export class PgReads implements StoreReads {
+  constructor(protected readonly db: Db, private readonly config: CachedConfig) {}
+
+  private cached<T>(key: string, load: (db: Db) => Promise<T>, keep?: (value: T) => boolean): Promise<T> {
+    if (this.config.bypass()) return load(this.db);
+    return this.config.cache.get(key, () => load(this.config.meta), keep);
+  }
+
+  async findUser(id: string): Promise<User | undefined> {
+    const [row] = await this.db.run<UserRow>("SELECT id, name, role, profile FROM users WHERE id = $1::bigint", [internalId(id)]);
+    return row && toUser(row);
+  }
+
+  async findRole(id: string): Promise<Role | undefined> {
+    const [row] = await this.db.run<{ id: number; name: string }>("SELECT id, name FROM roles WHERE id = $1::bigint", [internalId(id)]);
+    return row && { id: String(row.id), name: row.name };
+  }
+
+  async listRoles(): Promise<Role[]> {
+    const rows = await this.db.run<{ id: number; name: string }>("SELECT id, name FROM roles ORDER BY id");
+    return rows.map((row) => ({ id: String(row.id), name: row.name }));
+  }
+
+  async rolesOf(userId: string): Promise<Role[]> {
+    const rows = await this.db.run<{ id: number; name: string }>(
+      "SELECT r.id, r.name FROM roles r JOIN user_roles ur ON ur.role_id = r.id WHERE ur.user_id = $1::bigint ORDER BY r.id",
+      [internalId(userId)]);
+    return rows.map((row) => ({ id: String(row.id), name: row.name }));
+  }
+
+  findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined> {
+    // Unknown hashes are not kept: guessing tokens must not fill the cache.
+    return this.cached(`token:${hash}`, (db) => loadToken(db, hash), (found) => found !== undefined);
+  }
+
+  async findModule(id: string): Promise<Module | undefined> {
+    const [row] = await this.db.run<{ id: number; name: string }>("SELECT id, name FROM modules WHERE id = $1::bigint", [internalId(id)]);
+    return row && { id: String(row.id), name: row.name };
+  }
+
+  async listModules(): Promise<Module[]> {
+    const rows = await this.db.run<{ id: number; name: string }>("SELECT id, name FROM modules ORDER BY id");
+    return rows.map((row) => ({ id: String(row.id), name: row.name }));
+  }
+
+  findBloc(id: string): Promise<Bloc | undefined> {
+    return this.cached(`bloc:${id}`, (db) => loadBloc(db, id));
+  }
+
+  async listBlocs(): Promise<Bloc[]> {
+    const blocs = await this.db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, seq`);
+    const fields = await this.db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`);
+    const byBloc = new Map<string, FieldRow[]>();
+    for (const field of fields) {
+      const list = byBloc.get(field.bloc_id);
+      if (list) list.push(field); else byBloc.set(field.bloc_id, [field]);
+    }
+    return blocs.map((bloc) => toBloc(bloc, byBloc.get(bloc.id) ?? []));
+  }
+
+  async highestNumericBlocId(): Promise<number> {
+    // As SQLite's CAST(id AS INTEGER), a number past 64 bits stops at the largest 64-bit integer.
+    const [row] = await this.db.run<{ n: number | null }>(`
+      SELECT MAX(LEAST(id::numeric, 9223372036854775807))::bigint AS n FROM blocs WHERE id ~ '^[0-9]+$'`);
+    return row?.n ?? 0;
+  }
+
+  accessFacts(blocId: string, userId: string): Promise<AccessFacts> {
+    return this.cached(`facts:${blocId}\u0000${userId}`, (db) => loadAccessFacts(db, blocId, userId));
+  }
+
+  findFile(ref: string): Promise<StoredFile | undefined> {
+    return records.findFile(this.db, ref);
+  }
+
+  countRecords(filter: RecordFilter): Promise<number> {
+    return records.countRecords(this.db, filter);
+  }
+
+  listRecords(filter: RecordFilter, page: RowPage): Promise<StoredRecord[]> {
+    return records.listRecords(this.db, filter, page);
+  }
+
+  findRecords(filter: RecordFilter): Promise<StoredRecord[]> {
+    return records.findRecords(this.db, filter);
+  }
+
+  listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
+    return records.listRows(this.db, filter, page, columns);
+  }
+
+  tallyValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
+    return records.tallyValues(this.db, filter, slugs, limit);
+  }
+
+  dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]> {
+    return counters.dayCounts(this.db, blocId, segments, fromDay, toDay);
+  }
+
+  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]> {
+    return counters.valueTotals(this.db, blocId, segments, slug, limit);
+  }
+
+  valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
+    return counters.valueTotal(this.db, blocId, segment, slug, values);
+  }
+
+  holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]> {
+    return records.holders(this.db, blocId, lookup, limit);
+  }
+
+  lastSequence(blocId: string, slug: string, template: SequenceTemplate): Promise<number | undefined> {
+    return records.lastSequence(this.db, blocId, slug, template);
+  }
+
+  valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]> {
+    return records.valuesWithPrefix(this.db, blocId, slug, template, after, limit);
+  }
+}

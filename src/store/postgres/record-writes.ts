@@ -1,0 +1,62 @@
+import type { SequenceTemplate } from "../../domain/autogenerate.js";
+import type { RecordFilter } from "../../domain/model.js";
+import type { NewFile, NewRecord } from "../store.js";
+import { LOCK, type Db } from "./driver.js";
+import { Params, whereSql } from "./filters.js";
+
+/*
+ * Record writes, inside a unit's transaction. The rules (unique values, autogenerate
+ * numbering, scan limits, counter changes) are checked above the engines, under the
+ * bloc's lock; these only persist.
+ */
+
+/**
+ * Values travel as two text arrays (slugs, values) and become the JSONB object in SQL:
+ * JSON text would carry a lone surrogate as an escape that jsonb refuses, where a text
+ * parameter carries it as U+FFFD, as SQLite stores it.
+ */
+function objectParams(values: Readonly<Record<string, string>>): [string[], string[]] {
+  const entries = Object.entries(values);
+  return [entries.map(([slug]) => slug), entries.map(([, value]) => value)];
+}
+
+export async function insertRecord(db: Db, record: NewRecord): Promise<number> {
+  const [row] = await db.run<{ id: number }>(`
+    INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
+    VALUES ($1::text, $2::text, $3::text, $4::integer, $5::text, jsonb_object($6::text[], $7::text[])) RETURNING id`,
+  [record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId, ...objectParams(record.values)]);
+  return row!.id;
+}
+
+/** Serialises everything that decides whether some content is in use (content.ts). */
+export async function lockContent(db: Db, sha256: string): Promise<void> {
+  await db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.content, sha256]);
+}
+
+export async function insertFile(db: Db, file: NewFile, blocId: string, recordId: number, createdAt: string): Promise<void> {
+  await lockContent(db, file.sha256);
+  await db.run(`INSERT INTO files (ref, bloc_id, record_id, slug, sha256, name, type, size, created_at)
+    VALUES ($1::text, $2::text, $3::bigint, $4::text, $5::text, $6::text, $7::text, $8::bigint, $9::text)`,
+  [file.ref, blocId, recordId, file.slug, file.sha256, file.name, file.type, file.size, createdAt]);
+  await db.run("DELETE FROM content_holds WHERE id = $1::text", [file.hold]);
+}
+
+/** Merges `fields` into every selected record (jsonb ||: given keys replaced, others kept); IDs ascending. */
+export async function updateValues(
+  db: Db, filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined,
+): Promise<number[]> {
+  const params = new Params([...objectParams(fields), status ?? null]);
+  const rows = await db.run<{ id: number }>(`
+    UPDATE records AS r SET data = r.data || jsonb_object($1::text[], $2::text[]),
+      submitted_status = COALESCE($3::integer, r.submitted_status)
+    WHERE ${whereSql(filter, params)} RETURNING r.id`, params.values);
+  return rows.map((row) => row.id).sort((a, b) => a - b);
+}
+
+export async function saveSequence(db: Db, blocId: string, slug: string, t: SequenceTemplate, last: number): Promise<void> {
+  await db.run(`
+    INSERT INTO sequences AS s (bloc_id, slug, grp, prefix, suffix, last)
+    VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::bigint)
+    ON CONFLICT (bloc_id, slug, grp_head, grp_tail, prefix_head, prefix_tail, suffix_head, suffix_tail) DO UPDATE SET last = GREATEST(s.last, excluded.last)`,
+  [blocId, slug, t.group, t.prefix, t.suffix, last]);
+}

@@ -1,0 +1,93 @@
+import type { SequenceTemplate } from "../../domain/autogenerate.js";
+import type { CounterDeltas } from "../../domain/counters.js";
+import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
+import type { GenerationCache } from "../generation-cache.js";
+import type { NewFile, NewRecord, NewToken, Tx } from "../store.js";
+import { PgConfigWrites } from "./config-writes.js";
+import { clearCounters, writeCounters } from "./counters.js";
+import { LOCK, run, type Db, type PgTransaction } from "./driver.js";
+import { PgReads } from "./reads.js";
+import * as writes from "./record-writes.js";
+
+/**
+ * One open transaction. `sql` is where its statements go now: the transaction, or the
+ * savepoint of the unit running in it (a statement sent to the transaction itself
+ * while a savepoint is open would count as the transaction's, not the unit's).
+ */
+export class Session {
+  /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
+  wroteConfig = false;
+  readonly db: Db = { run: (text, params) => run(this.sql, text, params) };
+
+  constructor(public sql: PgTransaction) {}
+}
+
+/** A unit of work's view of an open transaction: every read and write, on its connection. */
+export class PgUnit extends PgReads implements Tx {
+  private readonly configWrites: PgConfigWrites;
+
+  constructor(
+    private readonly session: Session,
+    private readonly cache: GenerationCache,
+    meta: Db,
+    readonly counters: CounterDeltas,
+    readonly pending: CounterDeltas,
+  ) {
+    super(session.db, { cache, meta, bypass: () => session.wroteConfig });
+    this.configWrites = new PgConfigWrites(session.db);
+  }
+
+  /** Before each config write: later reads in this transaction see it, and other readers look afresh. */
+  private configChange(): PgConfigWrites {
+    this.session.wroteConfig = true;
+    this.cache.changed();
+    return this.configWrites;
+  }
+
+  async lockBloc(blocId: string): Promise<void> {
+    await this.db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.bloc, blocId]);
+  }
+
+  insertRecord(record: NewRecord): Promise<number> {
+    return writes.insertRecord(this.db, record);
+  }
+
+  insertFile(file: NewFile, blocId: string, recordId: number, createdAt: string): Promise<void> {
+    return writes.insertFile(this.db, file, blocId, recordId, createdAt);
+  }
+
+  updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]> {
+    return writes.updateValues(this.db, filter, fields, status);
+  }
+
+  saveSequence(blocId: string, slug: string, template: SequenceTemplate, last: number): Promise<void> {
+    return writes.saveSequence(this.db, blocId, slug, template, last);
+  }
+
+  clearCounters(blocId: string): Promise<void> {
+    return clearCounters(this.db, blocId);
+  }
+
+  async flushCounters(): Promise<void> {
+    await writeCounters(this.db, this.counters);
+    this.counters.clear();
+  }
+
+  createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.configChange().createUser(name, role, createdAt); }
+  setProfile(userId: string, profile: readonly string[]): Promise<void> { return this.configChange().setProfile(userId, profile); }
+  createRole(name: string, createdAt: string): Promise<Role> { return this.configChange().createRole(name, createdAt); }
+  setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> { return this.configChange().setRoleMember(userId, roleId, member); }
+  createToken(token: NewToken): Promise<void> { return this.configChange().createToken(token); }
+  revokeToken(id: string, revokedAt: string): Promise<boolean> { return this.configChange().revokeToken(id, revokedAt); }
+  createModule(name: string, createdAt: string): Promise<Module> { return this.configChange().createModule(name, createdAt); }
+  createBloc(bloc: Bloc, createdAt: string): Promise<void> { return this.configChange().createBloc(bloc, createdAt); }
+  addField(blocId: string, field: Field): Promise<void> { return this.configChange().addField(blocId, field); }
+  updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void> { return this.configChange().updateBlocSettings(blocId, settings); }
+  updateField(blocId: string, field: Field): Promise<boolean> { return this.configChange().updateField(blocId, field); }
+  setGrant(blocId: string, userId: string, grant: Grant): Promise<void> { return this.configChange().setGrant(blocId, userId, grant); }
+  removeGrant(blocId: string, userId: string): Promise<void> { return this.configChange().removeGrant(blocId, userId); }
+  setRoleGrant(blocId: string, roleId: string, grant: Grant): Promise<void> { return this.configChange().setRoleGrant(blocId, roleId, grant); }
+  removeRoleGrant(blocId: string, roleId: string): Promise<void> { return this.configChange().removeRoleGrant(blocId, roleId); }
+  setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> { return this.configChange().setRestriction(blocId, userId, mode); }
+  removeRestriction(blocId: string, userId: string): Promise<void> { return this.configChange().removeRestriction(blocId, userId); }
+}

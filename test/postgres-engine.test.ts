@@ -1,0 +1,275 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import postgres from "postgres";
+import { ConflictError, InvalidInputError, NotFoundError } from "../src/domain/errors.js";
+import type { Bloc, Field } from "../src/domain/model.js";
+import { PostgresStore } from "../src/store/postgres/postgres-store.js";
+import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
+import { TABLES, type NewRecord, type Row, type Store } from "../src/store/store.js";
+
+/*
+ * The PostgreSQL engine's own primitives, straight through the Store interface:
+ * migrations, transactions, savepoints and group commit, counters, long values,
+ * copying. Runs when BLOC_TEST_PG_URL names a server (the suite's PostgreSQL run);
+ * each run makes fresh databases on it and drops them at the end.
+ */
+
+const SERVER_URL = process.env.BLOC_TEST_PG_URL;
+const skip = SERVER_URL === undefined ? "BLOC_TEST_PG_URL is not set" : false;
+
+function urlOf(database: string): string {
+  const url = new URL(SERVER_URL!);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+const databases: string[] = [];
+let admin: postgres.Sql | undefined;
+
+async function freshDatabase(): Promise<string> {
+  const name = `bloc_${crypto.randomBytes(6).toString("hex")}`;
+  await admin!.unsafe(`CREATE DATABASE ${name}`);
+  databases.push(name);
+  return urlOf(name);
+}
+
+let store: PostgresStore;
+
+before(async () => {
+  if (skip) return;
+  admin = postgres(urlOf("postgres"), { max: 1, onnotice: () => undefined });
+  store = await PostgresStore.open(await freshDatabase(), 4);
+});
+
+after(async () => {
+  if (skip) return;
+  await store.close();
+  for (const name of databases) await admin!.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin!.end();
+});
+
+const TEXT: Omit<Field, "slug" | "name"> = {
+  type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
+  indexed: false, applyProfileFilter: false,
+};
+
+function bloc(id: string, fields: Partial<Field>[]): Bloc {
+  return {
+    id, name: `Bloc ${id}`, openToAllUsers: false, acceptingData: true, restriction: "none", moduleId: null,
+    requireJob: false, scanLimit: null, scanLimitPeriod: null,
+    fields: fields.map((f, i) => ({ ...TEXT, slug: `field_${i + 1}`, name: `Field ${i + 1}`, ...f })),
+  };
+}
+
+function record(blocId: string, createdAt: string, values: Record<string, string>, userId = "1"): NewRecord {
+  return { blocId, createdAt, userId, submittedStatus: 1, jobId: null, values };
+}
+
+/** Inserts records in one transaction, counting them as the domain would (no profile fields). */
+async function insert(s: Store, records: readonly NewRecord[], group?: string): Promise<number[]> {
+  return s.transaction(async (tx) => {
+    const ids: number[] = [];
+    for (const r of records) {
+      await tx.lockBloc(r.blocId);
+      ids.push(await tx.insertRecord(r));
+      tx.counters.add(r, [], 1);
+    }
+    return ids;
+  }, { group });
+}
+
+test("several processes opening one new database migrate it once", { skip }, async () => {
+  const url = await freshDatabase();
+  const opened = await Promise.all([1, 2, 3].map(() => PostgresStore.open(url, 1)));
+  for (const s of opened) assert.equal(s.schemaVersion, SCHEMA_VERSION);
+  await Promise.all(opened.map((s) => s.close()));
+});
+
+test("config writes and reads; taken keys conflict, missing parents are not found", { skip }, async () => {
+  const user = await store.createUser("ann", "member", "2026-01-01 00:00:00");
+  assert.deepEqual(await store.findUser(user.id), { id: user.id, name: "ann", role: "member", profile: [] });
+  assert.equal(await store.findUser("not-a-number"), undefined);
+  await store.setProfile(user.id, ["site-a"]);
+  assert.deepEqual((await store.findUser(user.id))?.profile, ["site-a"]);
+  await store.createRole("clerks", "2026-01-01 00:00:00");
+  await assert.rejects(store.createRole("clerks", "2026-01-01 00:00:00"), ConflictError);
+  const longName = "r".repeat(100_000);
+  await store.createRole(longName, "2026-01-01 00:00:00");
+  await assert.rejects(store.createRole(longName, "2026-01-01 00:00:00"), ConflictError);
+
+  await store.createBloc(bloc("cfg", [{ unique: true }, {}]), "2026-01-01 00:00:00");
+  await assert.rejects(store.createBloc(bloc("cfg", []), "2026-01-01 00:00:00"), ConflictError);
+  const found = await store.findBloc("cfg");
+  assert.deepEqual(found?.fields.map((f) => [f.slug, f.unique]), [["field_1", true], ["field_2", false]]);
+  await store.addField("cfg", { ...TEXT, slug: "extra", name: "Extra", indexed: true });
+  await assert.rejects(store.addField("cfg", { ...TEXT, slug: "extra", name: "Extra" }), ConflictError);
+  assert.deepEqual((await store.findBloc("cfg"))?.fields.map((f) => f.slug), ["field_1", "field_2", "extra"]);
+  await store.updateBlocSettings("cfg", { scanLimit: 5, scanLimitPeriod: "day" });
+  const settings = await store.findBloc("cfg");
+  assert.equal(settings?.scanLimit, 5);
+  assert.equal(settings?.acceptingData, true);
+  await store.updateBlocSettings("cfg", { scanLimit: null });
+  assert.equal((await store.findBloc("cfg"))?.scanLimit, null);
+
+  const grant = { read: true, add: false, update: false, seeHidden: false };
+  await store.setGrant("cfg", user.id, grant);
+  assert.deepEqual(await store.accessFacts("cfg", user.id), { grants: [grant], restriction: undefined });
+  await assert.rejects(store.setGrant("cfg", "999999", grant), NotFoundError);
+  await assert.rejects(store.setGrant("no-such-bloc", user.id, grant), NotFoundError);
+  assert.equal(await store.highestNumericBlocId(), 0);
+  await store.createBloc(bloc("42", []), "2026-01-01 00:00:00");
+  assert.equal(await store.highestNumericBlocId(), 42);
+});
+
+test("a transaction keeps everything or nothing; a group commit undoes only the failed unit", { skip }, async () => {
+  await store.createBloc(bloc("tx", [{}]), "2026-01-01 00:00:00");
+  await assert.rejects(store.transaction(async (tx) => {
+    await tx.insertRecord(record("tx", "2026-01-02 10:00:00", { field_1: "lost" }));
+    throw new Error("refused");
+  }), /refused/);
+  assert.equal(await store.countRecords({ blocId: "tx" }), 0);
+
+  const outcomes = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => store.transaction(async (tx) => {
+    await tx.lockBloc("tx");
+    const r = record("tx", `2026-01-02 10:00:0${i}`, { field_1: `v${i % 2}` });
+    const id = await tx.insertRecord(r);
+    tx.counters.add(r, [], 1);
+    assert.equal(tx.pending.recordsSince("tx", null) >= 0, true);
+    // A failed statement inside a unit undoes that unit only.
+    if (i === 3) await tx.insertRecord(record("no-such-bloc", "2026-01-02 10:00:00", {}));
+    return id;
+  }, { group: "tx" })));
+  assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+  assert.ok((outcomes[2] as PromiseRejectedResult).reason instanceof NotFoundError);
+  assert.equal(await store.countRecords({ blocId: "tx" }), 4);
+  assert.deepEqual(await store.dayCounts("tx", [""], undefined, undefined), [{ day: "2026-01-02", n: 4 }]);
+  assert.deepEqual(await store.valueTotals("tx", [""], "field_1", 0), [["v0", 2], ["v1", 2]]);
+  assert.equal(await store.valueTotal("tx", "", "field_1", ["v0", "v1", "v0"]), 4);
+});
+
+test("counters: flushed early, decreased to nothing, cleared", { skip }, async () => {
+  await store.createBloc(bloc("cnt", [{}]), "2026-01-01 00:00:00");
+  await store.transaction(async (tx) => {
+    const r = record("cnt", "2026-01-03 00:00:00", { field_1: "x" });
+    await tx.insertRecord(r);
+    tx.counters.add(r, [], 1);
+    await tx.flushCounters();
+    assert.ok(tx.counters.empty);
+    assert.deepEqual(await tx.dayCounts("cnt", [""], undefined, undefined), [{ day: "2026-01-03", n: 1 }]);
+  });
+  assert.deepEqual(await store.valueTotals("cnt", [""], "field_1", 0), [["x", 1]]);
+  await store.transaction(async (tx) => {
+    tx.counters.addValue({ blocId: "cnt", createdAt: "2026-01-03 00:00:00", userId: "1", values: {} }, [], "field_1", "x", -1);
+  });
+  assert.deepEqual(await store.valueTotals("cnt", [""], "field_1", 0), []);
+  await store.transaction((tx) => tx.clearCounters("cnt"));
+  assert.deepEqual(await store.dayCounts("cnt", [""], undefined, undefined), []);
+  assert.equal(await store.countRecords({ blocId: "cnt" }), 1);
+});
+
+test("values of megabytes are stored, looked up, counted and tallied", { skip }, async () => {
+  await store.createBloc(bloc("big", [{ unique: true }, { applyProfileFilter: true }]), "2026-01-01 00:00:00");
+  const huge = "h".repeat(3 * 1024 * 1024);
+  const site = "s".repeat(10_000);
+  const r = record("big", "2026-01-04 00:00:00", { field_1: huge, field_2: site });
+  const [id] = await store.transaction(async (tx) => {
+    const inserted = await tx.insertRecord(r);
+    tx.counters.add(r, ["field_2"], 1);
+    return [inserted];
+  });
+  assert.deepEqual(await store.holders("big", { slug: "field_1", value: huge }, 5), [id]);
+  assert.deepEqual(await store.holders("big", { slug: "field_1", value: `${huge}x` }, 5), []);
+  assert.equal(await store.valueTotal("big", `p:field_2:${site}`, "field_1", [huge]), 1);
+  const counted = await store.countRecords({ blocId: "big", match: [{ key: "field_1", values: [huge] }] });
+  assert.equal(counted, 1);
+  const tally = await store.tallyValues({ blocId: "big" }, ["field_1"], 0);
+  assert.equal(tally.field_1![huge], 1);
+  await store.transaction(async (tx) => {
+    await tx.saveSequence("big", "field_1", { prefix: huge, suffix: "", width: 3, group: site, groupBy: "field_2" }, 7);
+    await tx.saveSequence("big", "field_1", { prefix: huge, suffix: "", width: 3, group: site, groupBy: "field_2" }, 3);
+    assert.equal(await tx.lastSequence("big", "field_1", { prefix: huge, suffix: "", width: 3, group: site, groupBy: "field_2" }), 7);
+  });
+  await assert.rejects(store.transaction((tx) => tx.insertRecord(record("big", "2026-01-04 00:00:00", { field_1: "a\u0000b" }))),
+    InvalidInputError);
+});
+
+test("pages, report rows, updates and prefix reads", { skip }, async () => {
+  await store.createBloc(bloc("rows", [{}, {}, { type: "autogenerate", format: "A-{seq:3}" }]), "2026-01-01 00:00:00");
+  const records = Array.from({ length: 2100 }, (_, i) => record("rows", `2026-02-01 10:${String(Math.floor(i / 60) % 60).padStart(2, "0")}:${String(i % 60).padStart(2, "0")}`,
+    { field_1: `v${i % 3}`, field_3: `A-${String(i).padStart(3, "0")}`, ...(i % 2 === 0 ? { field_2: "two" } : {}) }));
+  const ids = await insert(store, records);
+  const page = await store.listRows({ blocId: "rows" }, { order: "oldest", limit: 2, offset: 1 }, [
+    { key: "b", source: { field: "field_2" } }, { key: "a", source: "created_at" }, { key: "1", source: "time_stamp" },
+    { key: "d", source: "date_stamp" },
+  ]);
+  assert.deepEqual(page.map((p) => p.json), [
+    `{"b":"","a":"2026-02-01 10:00:01","1":"10:00:01","d":"2026-02-01"}`,
+    `{"b":"two","a":"2026-02-01 10:00:02","1":"10:00:02","d":"2026-02-01"}`,
+  ]);
+  const next = await store.listRecords({ blocId: "rows" }, { order: "newest", limit: 1, offset: 0, after: page[1]! });
+  assert.deepEqual(next.map((r) => r.id), [ids[1]]);
+  assert.deepEqual(await store.tallyValues({ blocId: "rows" }, ["field_1", "field_2", "none"], 2),
+    { field_1: { v0: 700, v1: 700 }, field_2: { two: 1050 }, none: {} });
+  const updated = await store.transaction((tx) => tx.updateValues(
+    { blocId: "rows", match: [{ key: "service_entry_row_id", values: [String(ids[5]), String(ids[2]), "007"] }] },
+    { field_2: "new" }, 0));
+  assert.deepEqual(updated, [ids[2], ids[5]]);
+  const [changed] = await store.listRecords({ blocId: "rows", match: [{ key: "service_entry_row_id", values: [String(ids[2])] }] },
+    { order: "oldest", limit: 5, offset: 0 });
+  assert.deepEqual(changed?.values, { field_1: "v2", field_2: "new", field_3: "A-002" });
+  assert.equal(changed?.submittedStatus, 0);
+  assert.equal(await store.countRecords({ blocId: "rows", match: [{ key: "field_2", values: [""] }] }), 1049);
+  const template = { prefix: "A-", suffix: "", width: 3, group: "", groupBy: null };
+  const prefixed: string[] = [];
+  for (let after: string | null = null; ;) {
+    const values = await store.valuesWithPrefix("rows", "field_3", template, after, 1000);
+    prefixed.push(...values);
+    if (values.length < 1000) break;
+    after = values[values.length - 1]!;
+  }
+  assert.equal(prefixed.length, 2100);
+  assert.deepEqual(prefixed, [...prefixed].sort());
+  assert.equal(new Set(prefixed).size, 2100);
+  assert.deepEqual(await store.valuesWithPrefix("rows", "field_3", { ...template, prefix: "A-00" }, "A-003", 3), ["A-004", "A-005", "A-006"]);
+  const unordered = await store.findRecords({ blocId: "rows", match: [{ key: "field_3", values: ["A-007", "A-001"] }] });
+  assert.deepEqual(unordered.map((r) => r.values.field_3).sort(), ["A-001", "A-007"]);
+  const snapshot = await store.snapshot(async (view) => [await view.countRecords({ blocId: "rows" }), await view.findBloc("rows")]);
+  assert.equal(snapshot[0], 2100);
+});
+
+test("content holds: the last release removes the content", { skip }, async () => {
+  const sha = "ab".repeat(32);
+  const first = await store.holdContent(sha, "2026-01-01 00:00:00");
+  const second = await store.holdContent(sha, "2026-01-01 00:00:00");
+  let removed = 0;
+  await store.releaseContent(first, sha, () => { removed += 1; });
+  assert.equal(removed, 0);
+  await store.releaseContent(second, sha, () => { removed += 1; });
+  assert.equal(removed, 1);
+});
+
+test("an instance copied table by table reads the same, and new IDs come after the copied ones", { skip }, async () => {
+  const target = await PostgresStore.open(await freshDatabase(), 4);
+  try {
+    for (const table of TABLES) {
+      let last: Row | undefined;
+      for (;;) {
+        const rows = await store.exportRows(table, last, 500);
+        if (rows.length === 0) break;
+        await target.importRows(table, rows);
+        last = rows[rows.length - 1];
+      }
+    }
+    assert.deepEqual(await target.tableSizes(), await store.tableSizes());
+    for (const table of TABLES) {
+      assert.deepEqual(await target.exportRows(table, undefined, 100_000), await store.exportRows(table, undefined, 100_000), table);
+    }
+    const users = await store.exportRows("users", undefined, 1000);
+    const next = await target.createUser("next", "member", "2026-01-01 00:00:00");
+    assert.equal(Number(next.id), Number(users[users.length - 1]!.id) + 1);
+    assert.equal((await target.findBloc("big"))?.fields.length, 2);
+  } finally {
+    await target.close();
+  }
+});
