@@ -28,6 +28,8 @@ export interface Results {
   readonly raw: unknown;
   readonly failures: number;
   readonly elapsed: number;
+  /** The machine's 1-minute load average when the run started (os.loadavg), to tell a busy machine from a slow service. */
+  readonly loadAtStart?: number;
 }
 
 /** Writes bench/results[-postgres][-quick].md and .json and returns the table as printed. */
@@ -43,6 +45,9 @@ export function writeResults(dir: string, results: Results): string {
     `- large bloc: ${results.large.toLocaleString("en")} records; small bloc: 10,000; each load ${results.seconds} s`,
     `- non-2xx answers or errors during load: ${results.failures}`,
     `- whole run: ${results.elapsed.toFixed(0)} s`,
+    ...(results.loadAtStart === undefined ? [] : [
+      `- 1-minute load average: ${results.loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end (${os.cpus().length} CPUs; other processes' load shows here)`,
+    ]),
     "",
   ];
   const rows = [

@@ -138,6 +138,7 @@ async function main(): Promise<void> {
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   const admin = `bench-admin-${Date.now()}-0123456789`;
   const started = performance.now();
+  const loadAtStart = os.loadavg()[0]!;
   try {
     const engine = await openEngine(dir);
     const pg = engine.pg;
@@ -286,7 +287,7 @@ async function main(): Promise<void> {
     const table = writeResults(path.resolve(here, "../../bench"), {
       quick, large: LARGE, seconds: SECONDS, store: STORE, engine: engine.label,
       ...(STORE === "sqlite" ? { sqlite: engine.label.replace("SQLite ", "") } : { server: engine.pg?.server }),
-      notes, figures, raw, failures, elapsed: (performance.now() - started) / 1000,
+      notes, figures, raw, failures, elapsed: (performance.now() - started) / 1000, loadAtStart,
     });
     process.stdout.write(table);
   } finally {
