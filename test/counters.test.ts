@@ -1,7 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import path from "node:path";
 import type { RecordFilter, StoredRecord } from "../src/domain/model.js";
 import { importRecords } from "../src/domain/record-writes.js";
 import { countRecords, countValues, listRecords } from "../src/domain/record-queries.js";
@@ -174,7 +173,8 @@ test("a server killed in the middle of adds and updates leaves counters equal to
     if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, "exit");
 
     // Opening the store again recovers the write-ahead log; counters must match what survived.
-    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: `sqlite:${path.join(cwd, "data", "bloc.db")}` }));
+    // The child ran in `cwd`, where a relative SQLite path points.
+    const reopened = await openStore(readConfig({ ...env, DATABASE_URL: databaseUrl.replace(/^sqlite:\.\//, `sqlite:${cwd}/`) }));
     try {
       assert.ok(await reopened.countRecords({ blocId: bloc.json.id }) > 0, "some adds were committed before the kill");
       await assertCountersEqualRecount(reopened);
