@@ -17,6 +17,8 @@ export interface Config {
   readonly maxFileBytes: number;
   /** get-data's fieldCounts lists at most this many values per field, the most frequent; 0 lists all. */
   readonly fieldCountsLimit: number;
+  /** Server processes `npm start` runs on one port; 1 runs no cluster. */
+  readonly workers: number;
   /** Connections in each process's PostgreSQL pool (unused by SQLite). */
   readonly pgPool: number;
 }
@@ -27,6 +29,8 @@ export class ConfigError extends Error {}
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 // Short admin tokens are guessable; the generated ones are 43 characters.
 const MIN_ADMIN_TOKEN_LENGTH = 20;
+// More processes than this only contend for the database's write lock.
+const MAX_WORKERS = 64;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -93,6 +97,15 @@ function wholeNumber(env: Env, name: string, fallback: number): number {
   return Number(raw);
 }
 
+function workers(env: Env): number {
+  const raw = env.WORKERS;
+  if (raw === undefined || raw === "") return 1;
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_WORKERS) {
+    throw new ConfigError(`WORKERS must be a whole number from 1 to ${MAX_WORKERS}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
 function atLeastOne(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -120,6 +133,7 @@ export function readConfig(env: Env = process.env): Config {
     filesDir: path.resolve(env.BLOC_FILES_DIR || "./data/files"),
     maxFileBytes: byteCount(env, "BLOC_MAX_FILE_BYTES", 25 * 1024 * 1024),
     fieldCountsLimit: wholeNumber(env, "BLOC_FIELD_COUNTS_LIMIT", 1000),
+    workers: workers(env),
     pgPool: atLeastOne(env, "BLOC_PG_POOL", 10),
   });
 }

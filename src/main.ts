@@ -1,3 +1,5 @@
+import cluster from "node:cluster";
+import { announceListening, runPrimary } from "./cluster.js";
 import { ConfigError, readConfig } from "./config.js";
 import { ServiceError } from "./domain/errors.js";
 import { buildApp } from "./http/app.js";
@@ -5,15 +7,16 @@ import { openContext } from "./open-context.js";
 
 async function main(): Promise<void> {
   const config = readConfig();
+  if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const ctx = await openContext(config);
   const app = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
-  const address = await app.listen({ port: config.port, host: config.host });
-  process.stdout.write(`Bloc Data Service listening on ${address}\n`);
-  const stop = async (): Promise<void> => {
+  announceListening(await app.listen({ port: config.port, host: config.host }));
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => stopping ??= (async () => {
     await app.close();
     await ctx.store.close();
     process.exit(0);
-  };
+  })();
   process.once("SIGINT", () => void stop());
   process.once("SIGTERM", () => void stop());
 }

@@ -190,6 +190,14 @@ describe("add-data: bad requests", () => {
     await assertRejected({ scanStationID: blocId, dataToAdd: JSON.stringify({ field_9: "x" }) }, "field_9");
   });
 
+  test("a value holding U+0000 is refused with 400 naming the field, on every engine, and nothing is stored", async () => {
+    const before = (await storedRecords(server, blocId)).length;
+    const reply = await add({ scanStationID: blocId, dataToAdd: { field_1: "a\u0000b" } });
+    assert.equal(reply.status, 400, reply.text);
+    assert.match(reply.json.error, /dataToAdd\.field_1 must not contain the character U\+0000/);
+    assert.equal((await storedRecords(server, blocId)).length, before);
+  });
+
   test("a nested value is refused with 400 naming the field", async () => {
     await assertRejected({ scanStationID: blocId, dataToAdd: { field_1: "ok", field_2: { deep: 1 } } }, "field_2");
     await assertRejected({ scanStationID: blocId, dataToAdd: JSON.stringify({ field_3: [1, 2] }) }, "field_3");

@@ -14,6 +14,7 @@ test("defaults are the documented ones", () => {
       port: 8080, host: "127.0.0.1", databaseUrl: "sqlite:./data/bloc.db", adminToken: undefined,
       idStyle: "uuid", timezone: "UTC", debug: false, logLevel: "info",
       filesDir: path.resolve("data/files"), maxFileBytes: 25 * 1024 * 1024, fieldCountsLimit: 1000,
+      workers: 1,
       pgPool: 10,
     },
   );
@@ -30,6 +31,10 @@ const BAD: readonly [string, string][] = [
   ["BLOC_DEBUG", "yes"],
   ["BLOC_MAX_FILE_BYTES", "25MB"],
   ["BLOC_FIELD_COUNTS_LIMIT", "-1"],
+  ["WORKERS", "0"],
+  ["WORKERS", "65"],
+  ["WORKERS", "two"],
+  ["WORKERS", "1.5"],
   ["DATABASE_URL", "postgres:/missing-slashes"],
   ["BLOC_PG_POOL", "0"],
   ["BLOC_PG_POOL", "ten"],
@@ -41,6 +46,11 @@ for (const [name, value] of BAD) {
       error instanceof ConfigError && error.message.includes(name));
   });
 }
+
+test("WORKERS takes a whole number from 1 to 64", () => {
+  for (const n of [1, 2, 64]) assert.equal(readConfig({ WORKERS: String(n) }).workers, n);
+  assert.equal(readConfig({ WORKERS: "" }).workers, 1);
+});
 
 test("DATABASE_URL may name a PostgreSQL database, and BLOC_PG_POOL sizes its pool", () => {
   for (const url of ["postgres://bloc@db.example:5432/bloc", "postgresql://bloc:secret@localhost/bloc"]) {

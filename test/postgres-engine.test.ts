@@ -1,52 +1,40 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import crypto from "node:crypto";
-import postgres from "postgres";
 import { ConflictError, InvalidInputError, NotFoundError } from "../src/domain/errors.js";
 import type { Bloc, Field } from "../src/domain/model.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
 import { TABLES, type NewRecord, type Row, type Store } from "../src/store/store.js";
+import { freshDatabaseUrl, testEngine, type TestDatabase } from "./support/database.js";
 
 /*
  * The PostgreSQL engine's own primitives, straight through the Store interface:
  * migrations, transactions, savepoints and group commit, counters, long values,
- * copying. Runs when BLOC_TEST_PG_URL names a server (the suite's PostgreSQL run);
- * each run makes fresh databases on it and drops them at the end.
+ * copying. Runs in the suite's PostgreSQL run (BLOC_TEST_ENGINE=postgres), on fresh
+ * databases made on BLOC_TEST_PG_URL's server and dropped at the end.
  */
 
-const SERVER_URL = process.env.BLOC_TEST_PG_URL;
-const skip = SERVER_URL === undefined ? "BLOC_TEST_PG_URL is not set" : false;
+const skip = testEngine() === "postgres" ? false : "runs with BLOC_TEST_ENGINE=postgres";
 
-function urlOf(database: string): string {
-  const url = new URL(SERVER_URL!);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-const databases: string[] = [];
-let admin: postgres.Sql | undefined;
+const databases: TestDatabase[] = [];
 
 async function freshDatabase(): Promise<string> {
-  const name = `bloc_${crypto.randomBytes(6).toString("hex")}`;
-  await admin!.unsafe(`CREATE DATABASE ${name}`);
-  databases.push(name);
-  return urlOf(name);
+  const database = await freshDatabaseUrl("", "postgres-engine");
+  databases.push(database);
+  return database.url;
 }
 
 let store: PostgresStore;
 
 before(async () => {
   if (skip) return;
-  admin = postgres(urlOf("postgres"), { max: 1, onnotice: () => undefined });
   store = await PostgresStore.open(await freshDatabase(), 4);
 });
 
 after(async () => {
   if (skip) return;
   await store.close();
-  for (const name of databases) await admin!.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin!.end();
+  for (const database of databases) await database.drop();
 });
 
 const TEXT: Omit<Field, "slug" | "name"> = {
@@ -236,6 +224,21 @@ test("pages, report rows, updates and prefix reads", { skip }, async () => {
   assert.deepEqual(unordered.map((r) => r.values.field_3).sort(), ["A-001", "A-007"]);
   const snapshot = await store.snapshot(async (view) => [await view.countRecords({ blocId: "rows" }), await view.findBloc("rows")]);
   assert.equal(snapshot[0], 2100);
+});
+
+test("text PostgreSQL cannot hold (U+0000) finds nothing when looked up and is refused when written", { skip }, async () => {
+  const nul = "a\u0000b";
+  assert.equal(await store.findBloc(nul), undefined);
+  assert.deepEqual(await store.accessFacts(nul, "1"), { grants: [], restriction: undefined });
+  assert.equal(await store.findFile(nul), undefined);
+  assert.equal(await store.revokeToken(nul, "2026-01-01 00:00:00"), false);
+  assert.equal(await store.countRecords({ blocId: "rows", match: [{ key: "field_1", values: [nul] }] }), 0);
+  assert.equal(await store.countRecords({ blocId: "rows", visibility: { match: [{ key: "field_1", values: [nul, ""] }] } }), 0);
+  assert.deepEqual(await store.holders("rows", { slug: "field_1", value: nul }, 1), []);
+  assert.deepEqual(await store.dayCounts("rows", [`p:field_1:${nul}`], undefined, undefined), []);
+  assert.equal(await store.valueTotal("rows", "", "field_1", [nul]), 0);
+  await assert.rejects(store.createRole(nul, "2026-01-01 00:00:00"), InvalidInputError);
+  await assert.rejects(store.updateBlocSettings("rows", { scanLimit: 1e21 }), InvalidInputError);
 });
 
 test("content holds: the last release removes the content", { skip }, async () => {

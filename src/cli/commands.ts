@@ -36,6 +36,8 @@ export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default
   ungrant <blocId> <userId>                        remove a user's permissions on a bloc
   restrict <blocId> <userId> <none|own|hidden|default>
                                                    a user's restriction on a bloc (default: the bloc's)
+  copy --from <url> --to <url> [--batch N]         copy a whole instance into a new, empty database (any
+                                                   engines; stop writers first); progress on stderr, JSON on stdout
 `;
 
 export class UsageError extends Error {}

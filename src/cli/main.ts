@@ -4,6 +4,7 @@ import { ConfigError, readConfig } from "../config.js";
 import { ServiceError } from "../domain/errors.js";
 import { openContext } from "../open-context.js";
 import { runCommand, UsageError, USAGE } from "./commands.js";
+import { CopyError, runCopy } from "./copy.js";
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -22,11 +23,20 @@ async function main(argv: string[]): Promise<void> {
       "accepting-data": { type: "string" },
       restriction: { type: "string" },
       "profile-filter": { type: "string" },
+      from: { type: "string" },
+      to: { type: "string" },
+      batch: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help || positionals.length === 0) {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (positionals[0] === "copy") {
+    // Works on the two URLs it is given, not on DATABASE_URL.
+    if (positionals.length > 1) throw new UsageError(`unknown command "${positionals.join(" ")}"`);
+    process.stdout.write(`${JSON.stringify(await runCopy(values), null, 2)}\n`);
     return;
   }
   const ctx = await openContext(readConfig());
@@ -43,7 +53,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.stderr.write(`bloc-data: ${error.message}\n\n${USAGE}`);
     process.exit(2);
   }
-  const known = error instanceof ConfigError || error instanceof ServiceError ||
+  const known = error instanceof ConfigError || error instanceof ServiceError || error instanceof CopyError ||
     (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
   process.stderr.write(`bloc-data: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}\n`);
   process.exit(1);

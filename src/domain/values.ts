@@ -6,7 +6,11 @@ import { InvalidInputError } from "./errors.js";
  */
 export function toStoredValue(where: string, value: unknown): string {
   if (value === null) return "";
-  if (typeof value === "string") return value;
+  if (typeof value === "string") {
+    // PostgreSQL's text and JSON cannot hold it: refused alike on every engine, so that any instance can move to any engine.
+    if (value.includes("\u0000")) throw new InvalidInputError(`${where} must not contain the character U+0000`);
+    return value;
+  }
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
   if (typeof value === "boolean") return String(value);
   throw new InvalidInputError(`${where} must be a string, number, boolean or null`);

@@ -39,7 +39,8 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     openapi: { info: { title: "Bloc Data Service", version: "1" } },
   });
 
-  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok" }));
+  // The pid tells which process of a WORKERS=N cluster answered.
+  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok", pid: process.pid }));
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (scope) => {

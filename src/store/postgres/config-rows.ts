@@ -2,7 +2,7 @@ import type {
   Bloc, BlocSettings, Field, FieldType, Grant, Permission, RestrictionMode, ScanLimitPeriod, Token, User, UserRole,
 } from "../../domain/model.js";
 import type { AccessFacts } from "../store.js";
-import type { Db, Param } from "./driver.js";
+import { storable, type Db, type Param } from "./driver.js";
 
 /*
  * Users, tokens, blocs and access as rows, and the reads that load them. The columns
@@ -107,6 +107,7 @@ export function settingsSql(first: number): string {
 }
 
 export async function loadBloc(db: Db, id: string): Promise<Bloc | undefined> {
+  if (!storable(id)) return undefined;
   const [row] = await db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = $1::text`, [id]);
   if (!row) return undefined;
   const fields = await db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = $1::text ORDER BY position`, [id]);
@@ -114,6 +115,7 @@ export async function loadBloc(db: Db, id: string): Promise<Bloc | undefined> {
 }
 
 export async function loadToken(db: Db, hash: string): Promise<{ token: Token; hash: string; user: User } | undefined> {
+  if (!storable(hash)) return undefined;
   const [row] = await db.run<TokenRow>(`
     SELECT t.id, t.user_id, t.name, t.hash, t.expires_at, t.revoked_at, t.scope_permissions, t.scope_blocs,
       u.name AS user_name, u.role AS user_role, u.profile AS user_profile
@@ -134,6 +136,7 @@ export async function loadToken(db: Db, hash: string): Promise<{ token: Token; h
 }
 
 export async function loadAccessFacts(db: Db, blocId: string, userId: string): Promise<AccessFacts> {
+  if (!storable(blocId)) return { grants: [], restriction: undefined };
   const user = internalId(userId);
   const grants = await db.run<GrantRow>(`
     SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = $1::text AND user_id = $2::bigint

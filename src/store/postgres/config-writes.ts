@@ -4,7 +4,7 @@ import type { ConfigWrites, NewToken } from "../store.js";
 import {
   FIELD_COLUMNS, GRANT_COLUMNS, fieldParams, grantParams, internalId, settingParams, settingsSql, toUser, type UserRow,
 } from "./config-rows.js";
-import type { Db } from "./driver.js";
+import { storable, type Db } from "./driver.js";
 import { ensureFieldIndex } from "./field-indexes.js";
 
 /**
@@ -54,6 +54,7 @@ export class PgConfigWrites implements ConfigWrites {
   }
 
   async revokeToken(id: string, revokedAt: string): Promise<boolean> {
+    if (!storable(id)) return false;
     const rows = await this.db.run(
       "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $1::text) WHERE id = $2::text RETURNING id", [revokedAt, id]);
     return rows.length > 0;
@@ -87,7 +88,7 @@ export class PgConfigWrites implements ConfigWrites {
       ON CONFLICT DO NOTHING RETURNING slug`,
     [blocId, field.slug, ...fieldParams(field)]);
     if (rows.length === 0) throw new ConflictError("already exists");
-    await ensureFieldIndex(this.db, field);
+    await ensureFieldIndex(this.db, blocId, field);
   }
 
   async updateBlocSettings(blocId: string, settings: Partial<BlocSettings>): Promise<void> {
@@ -102,7 +103,7 @@ export class PgConfigWrites implements ConfigWrites {
       WHERE bloc_id = $1::text AND slug = $2::text RETURNING slug`,
     [blocId, field.slug, ...fieldParams(field)]);
     if (rows.length === 0) return false;
-    await ensureFieldIndex(this.db, field);
+    await ensureFieldIndex(this.db, blocId, field);
     return true;
   }
 

@@ -97,15 +97,15 @@ export async function importRows(db: Db, table: TableName, rows: readonly Row[])
   }
   if (table === "fields") {
     // Fields looked up by value need their index on the new instance too: one per slug.
-    const indexed = new Map<string, Parameters<typeof ensureFieldIndex>[1]>();
+    const indexed = new Map<string, { blocId: string; field: Parameters<typeof ensureFieldIndex>[2] }>();
     for (const row of rows) {
       const field = {
         slug: String(row.slug), type: row.type as FieldType, indexed: row.indexed === 1,
         unique: row.unique_values === 1, applyProfileFilter: row.apply_profile_filter === 1,
       };
-      if (needsIndex(field)) indexed.set(field.slug, field);
+      if (needsIndex(field)) indexed.set(field.slug, { blocId: String(row.bloc_id), field });
     }
-    for (const field of indexed.values()) await ensureFieldIndex(db, field);
+    for (const { blocId, field } of indexed.values()) await ensureFieldIndex(db, blocId, field);
   }
 }
 

@@ -1,6 +1,6 @@
 import type { CounterDeltas } from "../../domain/counters.js";
 import type { DayCount } from "../store.js";
-import type { Db } from "./driver.js";
+import { storable, type Db } from "./driver.js";
 import { Params } from "./filters.js";
 import { COUNTER_HEAD, headTail } from "./schema.js";
 
@@ -28,7 +28,7 @@ function isSegment(alias: string, placeholder: string): string {
 export async function dayCounts(
   db: Db, blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined,
 ): Promise<DayCount[]> {
-  const params = new Params([blocId, [...segments]]);
+  const params = new Params([blocId, segments.filter(storable)]);
   let where = `c.bloc_id = $1::text AND ${inSegments("c", "$2")}`;
   if (fromDay !== undefined) where += ` AND c.day >= ${params.add(fromDay)}::text`;
   if (toDay !== undefined) where += ` AND c.day <= ${params.add(toDay)}::text`;
@@ -42,6 +42,7 @@ export async function dayCounts(
  */
 export async function valueTotals(db: Db, blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]> {
   // LIMIT NULL is no limit: 0 (all) needs no statement of its own.
+  segments = segments.filter(storable);
   const rows = segments.length === 1
     ? await db.run<{ value: string; n: number }>(`
       SELECT c.value, c.n FROM value_totals c
@@ -50,17 +51,18 @@ export async function valueTotals(db: Db, blocId: string, segments: readonly str
     : await db.run<{ value: string; n: number }>(`
       SELECT c.value, sum(c.n)::bigint AS n FROM value_totals c
       WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text
-      GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($4::bigint, 0)`, [blocId, [...segments], slug, limit]);
+      GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($4::bigint, 0)`, [blocId, segments, slug, limit]);
   return rows.map((row) => [row.value, row.n]);
 }
 
 export async function valueTotal(db: Db, blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
+  if (!storable(segment)) return 0;
   const [head, tail] = headTail("v", COUNTER_HEAD);
   const [row] = await db.run<{ n: number }>(`
     SELECT COALESCE(sum(c.n), 0)::bigint AS n FROM value_totals c
     WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text
       AND (c.value_head, c.value_tail) IN (SELECT ${head}, ${tail} FROM unnest($4::text[]) AS v)`,
-  [blocId, segment, slug, [...values]]);
+  [blocId, segment, slug, values.filter(storable)]);
   return row!.n;
 }
 

@@ -45,6 +45,14 @@ export async function run<T extends object>(db: Queryable, text: string, params:
   }
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000. No stored text holds it, so a lookup of a text
+ * holding it finds nothing and is not sent at all; a write of one is refused (errors.ts).
+ */
+export function storable(text: string): boolean {
+  return !text.includes("\u0000");
+}
+
 /** Where something reads or writes: a pool, or a transaction whose current savepoint may change between calls. */
 export interface Db {
   run<T extends object>(text: string, params?: readonly Param[]): Promise<T[]>;
@@ -69,3 +77,8 @@ export const LOCK = {
   /** Creating one index at run time. */
   ddl: 1114402563,
 } as const;
+
+/** Takes an advisory lock held until the transaction ends. */
+export async function lockUntilCommit(db: Db, kind: keyof typeof LOCK, name: string): Promise<void> {
+  await db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK[kind], name]);
+}

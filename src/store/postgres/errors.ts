@@ -26,6 +26,9 @@ export function translate(error: unknown): unknown {
       return new InvalidInputError("text must not contain the character U+0000");
     case "54000": // program_limit_exceeded: a value too large for an index entry
       return new InvalidInputError("a value is too long to be stored");
+    case "22003": // numeric_value_out_of_range: a whole number past 64 bits
+    case "22P02": // invalid_text_representation: such a number as JavaScript writes it (1e+21)
+      return new InvalidInputError("a number is out of the range the store can hold");
     default:
       return error;
   }

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { Field } from "../../domain/model.js";
-import { LOCK, type Db } from "./driver.js";
+import { lockUntilCommit, type Db } from "./driver.js";
 import { fieldHead, fieldSql } from "./filters.js";
 import { FIELD_HEAD, headTail } from "./schema.js";
 
@@ -23,14 +23,24 @@ export function indexName(slug: string): string {
 
 /**
  * Creates the field's index if it needs one and has none, inside the caller's
- * transaction (it commits with the field). A transaction lock on the index's name makes
- * two processes adding the same slug at once create it one after the other, the second
- * finding it there, instead of both racing to create it.
+ * transaction (it commits with the field).
+ *
+ * Building it holds a lock on `records` that stops every insert until the transaction
+ * ends, so first, in this order: the bloc's lock, which the domain may ask for next
+ * (rebuilding counters): waiting for it while holding `records` would deadlock with a
+ * writer of the bloc waiting for `records`; then a lock on the index's name, so that
+ * two processes adding the same slug create it one after the other, the second
+ * finding it there.
  */
-export async function ensureFieldIndex(db: Db, field: Pick<Field, "slug" | "indexed" | "unique" | "applyProfileFilter" | "type">): Promise<void> {
+export async function ensureFieldIndex(
+  db: Db, blocId: string, field: Pick<Field, "slug" | "indexed" | "unique" | "applyProfileFilter" | "type">,
+): Promise<void> {
   if (!needsIndex(field)) return;
   const name = indexName(field.slug);
-  await db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.ddl, name]);
+  const [exists] = await db.run<{ name: string | null }>("SELECT to_regclass($1::text)::text AS name", [name]);
+  if (exists?.name) return;
+  await lockUntilCommit(db, "bloc", blocId);
+  await lockUntilCommit(db, "ddl", name);
   const [, tail] = headTail(fieldSql(field.slug, ""), FIELD_HEAD);
   await db.run(`CREATE INDEX IF NOT EXISTS ${name} ON records (bloc_id, (${fieldHead(field.slug, "")}), ${tail})`);
 }

@@ -2,7 +2,7 @@ import {
   RECORD_ID_KEY, STATUS_KEY,
   type MatchCondition, type Order, type RecordFilter, type Visibility,
 } from "../../domain/model.js";
-import type { Param } from "./driver.js";
+import { storable, type Param } from "./driver.js";
 import { FIELD_HEAD, headTail } from "./schema.js";
 
 /*
@@ -75,21 +75,29 @@ function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: s
     if (empty === "none") parts.push("false");
     return;
   }
+  const values = condition.values.filter(storable);
+  if (values.length === 0) {
+    // Only values no record can hold were listed: nothing matches.
+    parts.push("false");
+    return;
+  }
   if (condition.key === RECORD_ID_KEY) {
-    parts.push(`r.id = ANY(${params.add(recordIds(condition.values))}::bigint[])`);
+    parts.push(`r.id = ANY(${params.add(recordIds(values))}::bigint[])`);
   } else if (condition.key === STATUS_KEY) {
-    parts.push(`r.submitted_status::text = ANY(${params.add([...condition.values])}::text[])`);
-  } else if (condition.values.includes("")) {
+    parts.push(`r.submitted_status::text = ANY(${params.add(values)}::text[])`);
+  } else if (values.includes("")) {
     // A field never set reads "", so it must match a search for "".
-    parts.push(`COALESCE(${fieldSql(condition.key)}, '') = ANY(${params.add([...condition.values])}::text[])`);
+    parts.push(`COALESCE(${fieldSql(condition.key)}, '') = ANY(${params.add(values)}::text[])`);
   } else {
-    parts.push(fieldIn(condition.key, params.add([...condition.values])));
+    parts.push(fieldIn(condition.key, params.add(values)));
   }
 }
 
 function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Params): void {
   if (visibility?.none) parts.push("false");
-  if (visibility?.ownerId !== undefined) parts.push(`r.user_id = ${params.add(visibility.ownerId)}::text`);
+  if (visibility?.ownerId !== undefined) {
+    parts.push(storable(visibility.ownerId) ? `r.user_id = ${params.add(visibility.ownerId)}::text` : "false");
+  }
   for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
 }
 

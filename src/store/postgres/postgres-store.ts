@@ -1,3 +1,4 @@
+import { ConfigError } from "../../config.js";
 import type { CounterDeltas } from "../../domain/counters.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
@@ -8,11 +9,30 @@ import * as copy from "./copy.js";
 import { writeCounters } from "./counters.js";
 import { connect, onPool, run, type Db, type Pg } from "./driver.js";
 import { translate } from "./errors.js";
-import { PgReads } from "./reads.js";
+import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
 import { PgUnit, Session } from "./unit.js";
 
-/** Connections for cached config loads and generation reads (reads.ts: CachedConfig), beside the main pool. */
+/**
+ * A database that cannot be reached or entered is the operator's to fix, like a bad
+ * environment value: one line naming DATABASE_URL (never the URL, which may hold a
+ * password), not a stack.
+ */
+function unreachable(error: unknown): ConfigError | undefined {
+  const code = error instanceof Error && "code" in error ? String(error.code) : "";
+  // 3D000 no such database, 28… refused credentials, 08… connection failures, 57P03 starting up;
+  // E… the socket's own (ECONNREFUSED, ENOTFOUND, …); CONNECT_TIMEOUT the driver's.
+  if (!/^(3D000|28|08|57P03|E[A-Z]+$|CONNECT_TIMEOUT)/.test(code)) return undefined;
+  return new ConfigError(`DATABASE_URL: cannot open the PostgreSQL database: ${(error as Error).message}`);
+}
+
+/**
+ * Connections for generation reads and config loads asked for inside transactions
+ * (reads.ts: CachedConfig), beside the main pool: short reads that never wait for a
+ * lock. Two, not one: under a burst of requests, every turn of the event loop reads the
+ * generation, and one connection became the queue the whole burst waited in. A process
+ * holds BLOC_PG_POOL + 2 connections at most.
+ */
 const META_POOL = 2;
 
 /**
@@ -25,16 +45,28 @@ export class PostgresStore extends BaseStore implements Store {
   protected readonly direct: StoreReads;
   private readonly transactions: Transactions<Session>;
   private readonly cache: GenerationCache;
+  private readonly meta: Db;
+  private readonly loading = new Map<string, Promise<unknown>>();
+  /** The generation number last read, for loads to tell whether it moved while they ran. */
+  private generation = -1;
 
   private constructor(private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number) {
     super();
     const meta = onPool(metaPool);
+    this.meta = meta;
     this.cache = new GenerationCache(async () => {
       const [row] = await meta.run<{ n: number }>("SELECT n FROM generation WHERE id = 1");
+      this.generation = row!.n;
       return row!.n;
     });
-    this.direct = new PgReads(onPool(pool), { cache: this.cache, meta, bypass: () => false });
-    this.transactions = new Transactions(this.engine(meta));
+    const direct = onPool(pool);
+    this.direct = new PgReads(direct, { ...this.shared(), loadFrom: direct, bypass: () => false });
+    this.transactions = new Transactions(this.engine());
+  }
+
+  /** What every reader shares for cached reads (reads.ts). */
+  private shared(): Omit<CachedConfig, "bypass"> {
+    return { cache: this.cache, meta: this.meta, loading: this.loading, generation: () => this.generation };
   }
 
   /** Connects, brings the schema up to date (safely, if several processes start at once) and opens the store. */
@@ -42,48 +74,62 @@ export class PostgresStore extends BaseStore implements Store {
     const pool = connect(url, poolSize);
     const metaPool = connect(url, META_POOL);
     try {
-      return new PostgresStore(pool, metaPool, await migrate(pool));
+      const version = await migrate(pool);
+      // Every connection opened now, while nothing waits: the first requests would otherwise
+      // each wait for a connection to be made (TCP, authentication, the driver's type lookup).
+      await Promise.all([...Array.from({ length: poolSize }, () => pool.unsafe("SELECT 1")), metaPool.unsafe("SELECT 1")]);
+      return new PostgresStore(pool, metaPool, version);
     } catch (error) {
       await Promise.all([pool.end(), metaPool.end()]);
-      throw translate(error);
+      throw unreachable(error) ?? translate(error);
     }
   }
 
-  private engine(meta: Db): TransactionEngine<Session> {
+  private engine(): TransactionEngine<Session> {
     return {
+      // BEGIN, COMMIT and savepoints by hand on a reserved connection rather than with
+      // sql.begin: each is sent ahead of the work's first statement instead of waiting for
+      // its own answer first, which in a group commit saves a round trip per unit.
       transaction: async <T>(work: (session: Session) => Promise<T>): Promise<T> => {
-        let session: Session | undefined;
+        const conn = await this.pool.reserve();
+        const session = new Session(conn);
+        const begun = session.db.run("BEGIN ISOLATION LEVEL READ COMMITTED");
+        begun.catch(() => undefined);
         try {
-          const result = await this.pool.begin((sql) => {
-            session = new Session(sql);
-            return work(session);
-          }) as T;
+          const result = await work(session);
+          await begun;
+          await session.db.run("COMMIT");
           // Committed: readers in this turn of the event loop must look at the generation again.
-          if (session?.wroteConfig) this.cache.changed();
+          if (session.wroteConfig) this.cache.changed();
           return result;
         } catch (error) {
+          await session.db.run("ROLLBACK").catch(() => undefined);
           // Entries loaded while it ran may show what never happened.
-          if (session?.wroteConfig) this.cache.invalidate();
+          if (session.wroteConfig) this.cache.invalidate();
           throw translate(error);
+        } finally {
+          conn.release();
         }
       },
+      // One name for every unit's savepoint: units run one after another, and ROLLBACK TO
+      // goes back to the latest savepoint of that name, the running unit's.
       savepoint: async <T>(session: Session, work: () => Promise<T>): Promise<T> => {
-        const outer = session.sql;
+        const opened = session.db.run("SAVEPOINT unit");
+        opened.catch(() => undefined);
+        session.enterUnit();
         try {
-          return await outer.savepoint(async (sql) => {
-            session.sql = sql;
-            try {
-              return await work();
-            } finally {
-              session.sql = outer;
-            }
-          }) as T;
+          const result = await work();
+          await opened;
+          session.leaveUnit(true);
+          return result;
         } catch (error) {
+          session.leaveUnit(false);
+          await session.db.run("ROLLBACK TO SAVEPOINT unit");
           throw translate(error);
         }
       },
       unit: (session: Session, counters: CounterDeltas, pending: CounterDeltas): Tx =>
-        new PgUnit(session, this.cache, meta, counters, pending),
+        new PgUnit(session, this.shared(), counters, pending),
       writeCounters: (session: Session, deltas: CounterDeltas): Promise<void> => writeCounters(session.db, deltas),
     };
   }
@@ -95,10 +141,8 @@ export class PostgresStore extends BaseStore implements Store {
   /** One REPEATABLE READ, READ ONLY transaction: every read inside sees the same committed state. */
   async snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T> {
     try {
-      return await this.pool.begin("isolation level repeatable read read only", (sql) => {
-        const session = new Session(sql);
-        return work(new PgReads(session.db, { cache: this.cache, meta: onPool(this.metaPool), bypass: () => false }));
-      }) as T;
+      return await this.pool.begin("isolation level repeatable read read only", (sql) =>
+        work(new PgReads({ run: (text, params) => run(sql, text, params) }, { ...this.shared(), bypass: () => false }))) as T;
     } catch (error) {
       throw translate(error);
     }

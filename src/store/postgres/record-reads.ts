@@ -1,7 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
 import type { ProjectedRow, RowColumn, RowPage, ValueCounts, ValueLookup } from "../store.js";
-import type { Db } from "./driver.js";
+import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, orderSql, Params, whereSql } from "./filters.js";
 import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
 
@@ -111,6 +111,7 @@ function groupSql(group: { slug: string } | undefined, params: Params, value: st
 }
 
 export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit: number): Promise<number[]> {
+  if (!storable(lookup.value) || !storable(lookup.group?.value ?? "")) return [];
   const params = new Params([blocId]);
   const value = params.add(lookup.value);
   const group = groupSql(lookup.group, params, lookup.group?.value);
@@ -149,6 +150,7 @@ export function prefixEnd(prefix: string): string | null {
 export async function valuesWithPrefix(
   db: Db, blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number,
 ): Promise<string[]> {
+  if (![template.prefix, template.group].every(storable)) return [];
   const head = fieldHead(slug);
   const value = `${fieldSql(slug)} COLLATE "C"`;
   const params = new Params([blocId, limit]);
@@ -173,6 +175,7 @@ export async function valuesWithPrefix(
 }
 
 export async function lastSequence(db: Db, blocId: string, slug: string, t: SequenceTemplate): Promise<number | undefined> {
+  if (![t.group, t.prefix, t.suffix].every(storable)) return undefined;
   const key = (placeholder: string): string => {
     const [head, tail] = headTail(`${placeholder}::text`, SEQUENCE_HEAD);
     return `${head}, ${tail}`;
@@ -185,6 +188,7 @@ export async function lastSequence(db: Db, blocId: string, slug: string, t: Sequ
 }
 
 export async function findFile(db: Db, ref: string): Promise<StoredFile | undefined> {
+  if (!storable(ref)) return undefined;
   const [row] = await db.run<{ ref: string; bloc_id: string; record_id: number; slug: string; sha256: string; name: string; type: string; size: number }>(
     "SELECT ref, bloc_id, record_id, slug, sha256, name, type, size FROM files WHERE ref = $1::text", [ref]);
   return row && {

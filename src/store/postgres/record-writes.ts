@@ -1,7 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter } from "../../domain/model.js";
 import type { NewFile, NewRecord } from "../store.js";
-import { LOCK, type Db } from "./driver.js";
+import { lockUntilCommit, type Db } from "./driver.js";
 import { Params, whereSql } from "./filters.js";
 
 /*
@@ -30,7 +30,7 @@ export async function insertRecord(db: Db, record: NewRecord): Promise<number> {
 
 /** Serialises everything that decides whether some content is in use (content.ts). */
 export async function lockContent(db: Db, sha256: string): Promise<void> {
-  await db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.content, sha256]);
+  await lockUntilCommit(db, "content", sha256);
 }
 
 export async function insertFile(db: Db, file: NewFile, blocId: string, recordId: number, createdAt: string): Promise<void> {

@@ -5,35 +5,62 @@ import type { GenerationCache } from "../generation-cache.js";
 import type { NewFile, NewRecord, NewToken, Tx } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import { clearCounters, writeCounters } from "./counters.js";
-import { LOCK, run, type Db, type PgTransaction } from "./driver.js";
-import { PgReads } from "./reads.js";
+import { lockUntilCommit, run, type Db, type Pg } from "./driver.js";
+import { PgReads, type CachedConfig } from "./reads.js";
 import * as writes from "./record-writes.js";
 
 /**
- * One open transaction. `sql` is where its statements go now: the transaction, or the
- * savepoint of the unit running in it (a statement sent to the transaction itself
- * while a savepoint is open would count as the transaction's, not the unit's).
+ * One open transaction, on a connection of its own (postgres-store.ts begins, commits
+ * and opens a savepoint per unit on it).
  */
 export class Session {
   /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
   wroteConfig = false;
-  readonly db: Db = { run: (text, params) => run(this.sql, text, params) };
+  readonly db: Db;
+  /** Blocs whose lock the transaction holds for good: taken outside any unit's savepoint, or by a unit that succeeded. */
+  private readonly locked = new Set<string>();
+  /** Blocs locked by the unit running in a savepoint: released with it if it is rolled back. */
+  private unitLocks: Set<string> | undefined;
 
-  constructor(public sql: PgTransaction) {}
+  constructor(readonly conn: Pg) {
+    this.db = { run: (text, params) => run(conn, text, params) };
+  }
+
+  /**
+   * Takes a bloc's lock unless the transaction holds it already: in a group commit,
+   * every unit of the bloc asks for it, and only the first needs to wait for it.
+   */
+  async lockBloc(blocId: string): Promise<void> {
+    if (this.locked.has(blocId) || this.unitLocks?.has(blocId)) return;
+    await lockUntilCommit(this.db, "bloc", blocId);
+    (this.unitLocks ?? this.locked).add(blocId);
+  }
+
+  /** A unit starts in a savepoint. */
+  enterUnit(): void {
+    this.unitLocks = new Set();
+  }
+
+  /** The unit's savepoint was kept (`kept`) or rolled back, and the locks taken in it with it. */
+  leaveUnit(kept: boolean): void {
+    if (kept) for (const blocId of this.unitLocks ?? []) this.locked.add(blocId);
+    this.unitLocks = undefined;
+  }
 }
 
 /** A unit of work's view of an open transaction: every read and write, on its connection. */
 export class PgUnit extends PgReads implements Tx {
   private readonly configWrites: PgConfigWrites;
+  private readonly cache: GenerationCache;
 
   constructor(
     private readonly session: Session,
-    private readonly cache: GenerationCache,
-    meta: Db,
+    shared: Omit<CachedConfig, "bypass">,
     readonly counters: CounterDeltas,
     readonly pending: CounterDeltas,
   ) {
-    super(session.db, { cache, meta, bypass: () => session.wroteConfig });
+    super(session.db, { ...shared, bypass: () => session.wroteConfig });
+    this.cache = shared.cache;
     this.configWrites = new PgConfigWrites(session.db);
   }
 
@@ -44,8 +71,8 @@ export class PgUnit extends PgReads implements Tx {
     return this.configWrites;
   }
 
-  async lockBloc(blocId: string): Promise<void> {
-    await this.db.run("SELECT pg_advisory_xact_lock($1::integer, hashtext($2::text))", [LOCK.bloc, blocId]);
+  lockBloc(blocId: string): Promise<void> {
+    return this.session.lockBloc(blocId);
   }
 
   insertRecord(record: NewRecord): Promise<number> {
