@@ -19,8 +19,8 @@ export interface LoadRequest {
   readonly seconds: number;
 }
 
-/** Drives one endpoint with autocannon and returns throughput and latency (ms). */
-export async function load(request: LoadRequest): Promise<Load> {
+/** Drives one endpoint with autocannon and returns throughput and latency (ms); `measuring` is called when the counted run starts. */
+export async function load(request: LoadRequest, measuring?: () => void): Promise<Load> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (request.token) headers.authorization = `Bearer ${request.token}`;
   const options = {
@@ -32,6 +32,7 @@ export async function load(request: LoadRequest): Promise<Load> {
   };
   // A short run first, not counted: statements get prepared and pages cached as in steady use.
   await autocannon({ ...options, duration: 0.5 });
+  measuring?.();
   const result = await autocannon({ ...options, duration: request.seconds });
   return {
     rps: result.requests.average,

@@ -8,14 +8,37 @@ import { openContext } from "../src/open-context.js";
 import { createUser } from "../src/domain/users.js";
 import { setGrant, setProfile, setRestriction, grantOf } from "../src/domain/access.js";
 import { issueToken } from "../src/domain/tokens.js";
-import { startProcess, type Running } from "../test/support/process.js";
+import { startProcess } from "../test/support/process.js";
 import { download, latency, load, memoryMb, resetPeak, type Load } from "./measure.js";
-import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc, seed } from "./seed.js";
-
-const SITES = CATEGORIES[1]!.values;
+import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
+import { BATCH, CATEGORIES, COMMENT, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
 
+const SITES = CATEGORIES[1]!.values;
+
+/** `--name value` or `--name=value`. */
+function option(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  const inline = args.find((a) => a.startsWith(`${name}=`));
+  if (inline) return inline.slice(name.length + 1);
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
 const quick = process.argv.includes("--quick");
+/** Which engine: sqlite (a file in a temporary folder) or postgres (a fresh database on BLOC_BENCH_PG_URL's server). */
+const STORE = (option("--store") ?? "sqlite") as "sqlite" | "postgres";
+if (STORE !== "sqlite" && STORE !== "postgres") throw new Error(`--store must be sqlite or postgres, got "${String(STORE)}"`);
+/** How the blocs are seeded; PostgreSQL goes through the store unless that would make the full run impractical. */
+const SEED_PATH = (option("--seed") ?? (STORE === "postgres" ? "auto" : "store")) as SeedPath;
+if (!["store", "rows", "rebuild", "auto"].includes(SEED_PATH)) throw new Error(`--seed must be store, rows, rebuild or auto, got "${SEED_PATH}"`);
+/** `auto` switches to rows when the large bloc's remaining records would take longer than this through the store. */
+const SEED_BUDGET_SECONDS = 420;
+/** Leave the PostgreSQL database in place at the end (to look at its plans); it is dropped otherwise, also on failure. */
+const KEEP_DB = process.argv.includes("--keep-db");
+/** PostgreSQL: the server's pool and the driver ceiling's, alike. */
+const PG_POOL = process.env.BLOC_PG_POOL ?? "10";
+const CONNECTIONS = 32;
 const LARGE = quick ? 100_000 : 1_000_000;
 const SMALL = 10_000;
 const SECONDS = quick ? 2 : 6;
@@ -23,18 +46,28 @@ const DEEP_PAGE = LARGE / 20;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const say = (line: string): void => { process.stderr.write(`${line}\n`); };
 
-async function prepare(dir: string, admin: string): Promise<{ blocs: Record<"small" | "large" | "adds", string>; tokens: Record<"own" | "profile", string>; seedRate: number }> {
+interface Prepared {
+  readonly blocs: Record<"small" | "large" | "adds", string>;
+  readonly tokens: Record<"own" | "profile", string>;
+  readonly users: readonly string[];
+  readonly seeds: { readonly large: SeedReport; readonly small: SeedReport };
+}
+
+async function prepare(dir: string, admin: string, databaseUrl: string, env: Record<string, string>): Promise<Prepared> {
   const ctx = await openContext(readConfig({
-    DATABASE_URL: `sqlite:${path.join(dir, "bloc.db")}`, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_ADMIN_TOKEN: admin,
+    ...env, DATABASE_URL: databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_ADMIN_TOKEN: admin,
   }));
   const users: string[] = [];
   for (let i = 0; i < 20; i += 1) users.push((await createUser(ctx, `operator ${i + 1}`)).id);
   const blocs = {
     small: await createBenchBloc(ctx, "Small"), large: await createBenchBloc(ctx, "Large"), adds: await createBenchBloc(ctx, "Adds"),
   };
-  say(`seeding ${LARGE.toLocaleString()} + ${SMALL.toLocaleString()} records through the store…`);
-  const seedRate = await seed(ctx, blocs.large, LARGE, users);
-  await seed(ctx, blocs.small, SMALL, users);
+  const how = { auto: "through the store, as rows if that is too slow", rows: "as rows", rebuild: "as rows, then rebuildCounters", store: "through the store" };
+  say(`seeding ${LARGE.toLocaleString("en")} + ${SMALL.toLocaleString("en")} records (${how[SEED_PATH]})…`);
+  const seeder = new Seeder(ctx, users);
+  const large = await seeder.seed(blocs.large, LARGE, SEED_PATH, SEED_BUDGET_SECONDS);
+  say(`  large bloc: ${describeSeed(large)}`);
+  const small = await seeder.seed(blocs.small, SMALL, SEED_PATH === "auto" ? "store" : SEED_PATH);
   // An operator who sees only their own records, and a site lead who sees only Dublin's.
   const [own, lead] = [users[0]!, users[1]!];
   for (const user of [own, lead]) await setGrant(ctx, blocs.large, user, grantOf({ read: true }));
@@ -44,25 +77,88 @@ async function prepare(dir: string, admin: string): Promise<{ blocs: Record<"sma
   await setProfile(ctx, lead, ["Dublin"]);
   const tokens = { own: (await issueToken(ctx, own, {})).token, profile: (await issueToken(ctx, lead, {})).token };
   await ctx.store.close();
-  return { blocs, tokens, seedRate };
+  return { blocs, tokens, users, seeds: { large, small } };
+}
+
+/** Where the run keeps its records, and how to describe and remove it. */
+interface Engine {
+  readonly databaseUrl: string;
+  /** Environment for the server and the store opened to seed. */
+  readonly env: Record<string, string>;
+  readonly label: string;
+  readonly notes: string[];
+  readonly pg?: BenchDatabase;
+}
+
+async function openEngine(dir: string): Promise<Engine> {
+  if (STORE === "sqlite") {
+    const sqlite = (new Database(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
+    return { databaseUrl: `sqlite:${path.join(dir, "bloc.db")}`, env: {}, label: `SQLite ${sqlite}`, notes: [] };
+  }
+  const pg = await createBenchDatabase();
+  const { server } = pg;
+  const where = new URL(ADMIN_URL);
+  const driver = (JSON.parse(fs.readFileSync(path.join(here, "../../node_modules/postgres/package.json"), "utf8")) as { version: string }).version;
+  process.env.BLOC_PG_POOL = PG_POOL;
+  return {
+    databaseUrl: pg.url, env: { BLOC_PG_POOL: PG_POOL }, pg,
+    label: `PostgreSQL ${server.server_version} (server at ${where.hostname}:${where.port || "5432"}), driver postgres ${driver}`,
+    notes: [
+      `PostgreSQL settings: synchronous_commit ${server.synchronous_commit}, fsync ${server.fsync}, wal_sync_method ${server.wal_sync_method}, ` +
+        `full_page_writes ${server.full_page_writes}, commit_delay ${server.commit_delay}, shared_buffers ${server.shared_buffers}, ` +
+        `work_mem ${server.work_mem}, max_connections ${server.max_connections}`,
+      `database: a fresh ${pg.name}, ${KEEP_DB ? "kept (--keep-db)" : "dropped at the end"}; server pool BLOC_PG_POOL=${PG_POOL}`,
+    ],
+  };
+}
+
+/** Undone in reverse order at the end, on failure, and on SIGINT or SIGTERM. */
+const cleanups: (() => Promise<void>)[] = [];
+let cleaning: Promise<void> | undefined;
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const step of cleanups.reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        say(`cleaning up: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    say(`${signal}: stopping and cleaning up…`);
+    void cleanUp().finally(() => process.exit(130));
+  });
 }
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bloc-bench-"));
+  cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
   const admin = `bench-admin-${Date.now()}-0123456789`;
   const started = performance.now();
-  let server: Running | undefined;
-  let ceiling: Running | undefined;
+  const loadAtStart = os.loadavg()[0]!;
   try {
-    const { blocs, tokens, seedRate } = await prepare(dir, admin);
+    const engine = await openEngine(dir);
+    const pg = engine.pg;
+    if (pg) {
+      say(`PostgreSQL database ${pg.name}${KEEP_DB ? ` (kept at the end: ${pg.url})` : ""}`);
+      if (!KEEP_DB) cleanups.push(() => pg.drop());
+    }
+    const { blocs, tokens, users, seeds } = await prepare(dir, admin, engine.databaseUrl, engine.env);
     const env = {
-      DATABASE_URL: `sqlite:${path.join(dir, "bloc.db")}`, BLOC_FILES_DIR: path.join(dir, "files"),
+      ...engine.env, DATABASE_URL: engine.databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"),
       BLOC_ADMIN_TOKEN: admin, BLOC_LOG_LEVEL: "warn",
     };
-    server = await startProcess(env, dir);
-    ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, dir, path.join(here, "ceiling-server.js"));
+    const server = await startProcess(env, dir);
+    const alive = (child: typeof server.child): boolean => child.exitCode === null && child.signalCode === null;
+    cleanups.push(async () => { if (alive(server.child)) await server.stop(); });
+    const ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, dir, path.join(here, "ceiling-server.js"));
+    cleanups.push(async () => { if (alive(ceiling.child)) await ceiling.stop(); });
     const pid = server.child.pid!;
-    const api = (p: string): string => `${server!.url}${p}`;
+    const api = (p: string): string => `${server.url}${p}`;
     const read = (body: unknown, token = admin): Promise<Load> =>
       latency({ url: api("/api/get-data"), method: "GET", token, body, seconds: SECONDS });
     const update = (blocId: string, search: Record<string, string>): Promise<Load> => latency({
@@ -70,19 +166,29 @@ async function main(): Promise<void> {
       body: { blocId, fieldsToUpdate: { [COMMENT]: "checked" }, searchItems: search },
     });
 
-    say("ceiling and add-data at 32 connections…");
-    const ceil = await load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: 32, seconds: SECONDS });
+    // A scan as a scanner sends it: every select field (they are required) and a few free-text ones.
+    const scan: Record<string, string> = {
+      ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]!])),
+      [SERIAL]: "SN-x", [BATCH]: "B-00001", [COMMENT]: "scanned",
+    };
+    say(`ceiling and add-data at ${CONNECTIONS} connections…`);
+    const ceil = await load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: CONNECTIONS, seconds: SECONDS });
+    let driver: DriverCeiling | undefined;
+    if (pg) {
+      say(`driver ceiling: ${CONNECTIONS} loops of BEGIN; INSERT; COMMIT over a pool of ${PG_POOL}…`);
+      driver = await driverCeiling(pg.url, {
+        loops: CONNECTIONS, pool: Number(PG_POOL), seconds: SECONDS, databaseName: pg.name,
+        row: { blocId: blocs.adds, userId: users[0]!, values: scan },
+      });
+    }
+    let stopSampling: (() => Promise<Record<string, number>>) | undefined;
     const add = await load({
-      url: api("/api/add-data"), method: "POST", token: admin, connections: 32, seconds: SECONDS,
-      // A scan as a scanner sends it: every select field (they are required) and a few free-text ones.
-      body: {
-        scanStationID: blocs.adds,
-        dataToAdd: JSON.stringify({
-          ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]])),
-          [SERIAL]: "SN-x", [BATCH]: "B-00001", [COMMENT]: "scanned",
-        }),
-      },
+      url: api("/api/add-data"), method: "POST", token: admin, connections: CONNECTIONS, seconds: SECONDS,
+      body: { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
+    }, () => {
+      if (pg) stopSampling = sampleSessions(pg.name).stop;
     });
+    const addWaits = stopSampling ? await stopSampling() : undefined;
     say("get-data…");
     const page1Small = await read({ blocId: blocs.small });
     const page1Large = await read({ blocId: blocs.large });
@@ -106,14 +212,43 @@ async function main(): Promise<void> {
     const json = await report("json");
     const xlsx = await report("blob");
 
-    const failures = [ceil, add, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
+    const failures = [ceil, ...(driver ? [driver] : []), add, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
     const large = LARGE.toLocaleString("en");
     const timing = (l: Load): string => `p50 ${l.p50} ms, p99 ${l.p99} ms`;
+    // Through the store: the large bloc's share that went that way, or (seeded as rows) the small bloc's.
+    const through = seeds.large.storeRecords > 0 ? seeds.large : seeds.small;
+    const seedRate = through.storeRecords / through.storeSeconds;
+    const rowsUsed = seeds.large.rowsRecords + seeds.small.rowsRecords > 0;
+    const seedPath = `large bloc: ${describeSeed(seeds.large)}; small bloc: ${describeSeed(seeds.small)}`;
+    const addReference = driver ?? ceil;
+    const seeding: Figure[] = [
+      {
+        name: "seeding through the store",
+        value: through.storeRecords > 0
+          ? `${Math.round(seedRate).toLocaleString("en")} records/s${through.records !== LARGE || through.storeRecords !== through.records ? ` (first ${through.storeRecords.toLocaleString("en")} records of ${through.records.toLocaleString("en")})` : ""}`
+          : "not measured",
+        target: "≥ 100,000 records/s", met: through.storeRecords > 0 ? seedRate >= 100_000 : null,
+      },
+      ...(rowsUsed || STORE === "postgres" ? [{ name: "seeding path", value: seedPath, target: "reported", met: null }] : []),
+    ];
+    const ceilings: Figure[] = [
+      { name: `ceiling: bare Fastify route, ${CONNECTIONS} connections`, value: `${Math.round(ceil.rps).toLocaleString("en")} req/s`, target: "reference", met: null },
+      ...(driver ? [{
+        name: `ceiling: bare driver loop, ${driver.loops} loops over a pool of ${driver.pool} (BEGIN; INSERT 1 row; COMMIT)`,
+        value: `${Math.round(driver.rps).toLocaleString("en")} tx/s; p50 ${driver.p50} ms, p99 ${driver.p99} ms`, target: "reference", met: null,
+      }] : []),
+      {
+        name: `add-data, ${CONNECTIONS} connections (durable)`,
+        value: driver
+          ? `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to driver ceiling ${(add.rps / driver.rps).toFixed(2)} (to Fastify ceiling ${(add.rps / ceil.rps).toFixed(2)})`
+          : `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to ceiling ${(add.rps / ceil.rps).toFixed(2)}`,
+        target: driver ? "ratio to driver ceiling ≥ 0.50" : "ratio ≥ 0.50", met: add.rps / addReference.rps >= 0.5,
+      },
+    ];
     const figures: Figure[] = [
-      { name: "seeding through the store", value: `${Math.round(seedRate).toLocaleString("en")} records/s`, target: "≥ 100,000 records/s", met: seedRate >= 100_000 },
-      { name: "ceiling: bare Fastify route, 32 connections", value: `${Math.round(ceil.rps).toLocaleString("en")} req/s`, target: "reference", met: null },
-      { name: "add-data, 32 connections (durable)", value: `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to ceiling ${(add.rps / ceil.rps).toFixed(2)}`, target: "ratio ≥ 0.50", met: add.rps / ceil.rps >= 0.5 },
+      ...seeding,
+      ...ceilings,
       { name: "get-data page 1, 10,000 records", value: timing(page1Small), target: "reference", met: null },
       { name: `get-data page 1, ${large} records`, value: `${timing(page1Large)}; growth p99 ${(page1Large.p99 / page1Small.p99).toFixed(2)}`, target: "growth ≤ 3", met: page1Large.p99 / page1Small.p99 <= 3 },
       { name: `get-data one-month window, ${large}`, value: `${timing(windowLarge)}; ${(windowLarge.p99 / page1Small.p99).toFixed(1)} × 10k p99`, target: "≤ 3 × 10k p99", met: windowLarge.p99 <= 3 * page1Small.p99 },
@@ -128,7 +263,7 @@ async function main(): Promise<void> {
       { name: `report .xlsx, ${large} rows`, value: `${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 100,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond >= 100_000 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
     ];
     // A figure measured on refused requests measures nothing: say so in the table.
-    const measured: [Load, string][] = [[ceil, "ceiling"], [add, "add-data"], [page1Small, "get-data page 1, 10,000"],
+    const measured: [Load, string][] = [[ceil, "ceiling: bare Fastify"], ...(driver ? [[driver, "ceiling: bare driver"] as [Load, string]] : []), [add, "add-data"], [page1Small, "get-data page 1, 10,000"],
       [page1Large, "get-data page 1, "], [windowLarge, "one-month window"], [ownLarge, "own restriction"],
       [profileLarge, "profile filter"], [deepLarge, "get-data page "], [oneSmall, "update matching 1 record, 10,000"],
       [oneLarge, "update matching 1 record, " + large], [thousandSmall, "update matching 1,000 records (one batch)"],
@@ -138,17 +273,26 @@ async function main(): Promise<void> {
       const index = figures.findIndex((f) => f.name.includes(prefix));
       if (index >= 0) figures[index] = { ...figures[index]!, value: `${figures[index]!.value} (${result.failures} of ${result.requests} requests failed)`, met: false };
     }
-    const sqlite = (new Database(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
-    const raw = { ceil, add, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge, json, xlsx, seedRate };
+    const notes = [...engine.notes];
+    if (STORE === "postgres" || rowsUsed) notes.push(`seeding: ${seedPath}`);
+    if (driver) {
+      notes.push(`add-data reference: ${driver.loops} concurrent loops over a pool of ${driver.pool} connections (postgres.js \`sql.begin\`), ` +
+        `each BEGIN; INSERT one row (the scan's JSON as jsonb) into a table shaped like records with only its key; COMMIT; measured ${SECONDS} s after 0.5 s of warm-up, just before add-data`);
+      notes.push(`sessions during the driver ceiling: ${describeWaits(driver.waits)}`);
+    }
+    if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
+    const raw = {
+      ceil, driver, add, addWaits, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds,
+    };
     const table = writeResults(path.resolve(here, "../../bench"), {
-      quick, large: LARGE, seconds: SECONDS, sqlite, figures, raw, failures,
-      elapsed: (performance.now() - started) / 1000,
+      quick, large: LARGE, seconds: SECONDS, store: STORE, engine: engine.label,
+      ...(STORE === "sqlite" ? { sqlite: engine.label.replace("SQLite ", "") } : { server: engine.pg?.server }),
+      notes, figures, raw, failures, elapsed: (performance.now() - started) / 1000, loadAtStart,
     });
     process.stdout.write(table);
   } finally {
-    await server?.stop();
-    await ceiling?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await cleanUp();
   }
 }
 

@@ -1,7 +1,8 @@
 import type { Context } from "../src/domain/context.js";
 import { createBloc } from "../src/domain/blocs.js";
 import type { NewRecord } from "../src/store/store.js";
-import { importRecords } from "../src/domain/record-writes.js";
+import { CounterDeltas, profileSlugsOf } from "../src/domain/counters.js";
+import { importRecords, rebuildCounters } from "../src/domain/record-writes.js";
 
 /**
  * Synthetic blocs shaped like a scanner's: 10 fields (5 categorical with 2 to 50
@@ -97,15 +98,135 @@ export function record(blocId: string, i: number, count: number, users: readonly
   };
 }
 
-/** Imports `count` records in transactions of 20,000; returns records per second. */
-export async function seed(ctx: Context, blocId: string, count: number, users: readonly string[]): Promise<number> {
-  const next = randomFrom(count);
-  const started = performance.now();
-  for (let done = 0; done < count;) {
-    const size = Math.min(20_000, count - done);
-    const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, users, next));
-    await ctx.store.transaction((tx) => importRecords(tx, batch));
-    done += size;
+/**
+ * How records reach the store: through it (`importRecords`: rules, counters in each
+ * transaction); as rows (`importRows` of canonical records, then the bloc's counters
+ * replaced by `importRows` of the counter rows the domain's CounterDeltas counts for
+ * those records); as rows with `rebuildCounters` recounting the bloc from its records
+ * instead (`rebuild`); or `auto`: through the store, switching to rows when that would
+ * take too long.
+ */
+export type SeedPath = "store" | "rows" | "rebuild" | "auto";
+
+export interface SeedReport {
+  readonly records: number;
+  /** Records imported through the store, and the seconds they took. */
+  readonly storeRecords: number;
+  readonly storeSeconds: number;
+  /** Records copied as canonical rows with `importRows`, and the seconds that took. */
+  readonly rowsRecords: number;
+  readonly rowsSeconds: number;
+  /** How the counters were made when rows were copied, the rows they came to, and the seconds it took. */
+  readonly counters: "store" | "rows" | "rebuild";
+  readonly counterRows: number;
+  readonly countersSeconds: number;
+}
+
+/** Records per transaction through the store, and rows per `importRows` call. */
+const BATCH_SIZE = 20_000;
+/** `auto` seeds this many through the store, then decides from their rate. */
+const AUTO_SAMPLE = 40_000;
+
+/**
+ * Seeds blocs with `record`'s deterministic records. Whichever path a record takes, it
+ * is the same record. Record IDs handed out so far are tracked, so that rows copied
+ * with `importRows` take the next ones (the store's key sequence moves past them).
+ */
+export class Seeder {
+  private maxId = 0;
+
+  constructor(private readonly ctx: Context, private readonly users: readonly string[]) {}
+
+  /**
+   * Imports `count` records into the bloc in batches of 20,000. `auto` goes through
+   * the store, and after the first 40,000 switches to rows when the rest would take
+   * longer than `budgetSeconds` at the rate measured.
+   */
+  async seed(blocId: string, count: number, path: SeedPath, budgetSeconds = Infinity): Promise<SeedReport> {
+    const next = randomFrom(count);
+    const slugs = profileSlugsOf((await this.ctx.store.findBloc(blocId))?.fields ?? []);
+    // Rows' counters, counted as the store counts them, for every record of the bloc (those that went through the store too).
+    let counted = path === "rows" ? new CounterDeltas() : undefined;
+    let countingSeconds = 0;
+    let storeRecords = 0;
+    let storeSeconds = 0;
+    let rowsRecords = 0;
+    let rowsSeconds = 0;
+    let useRows = path === "rows" || path === "rebuild";
+    for (let done = 0; done < count;) {
+      const started = performance.now();
+      const size = Math.min(BATCH_SIZE, count - done);
+      const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, this.users, next));
+      if (useRows) {
+        await this.ctx.store.importRows("records", batch.map((r) => ({
+          id: (this.maxId += 1), bloc_id: r.blocId, created_at: r.createdAt, user_id: r.userId,
+          submitted_status: r.submittedStatus, job_id: r.jobId, data: JSON.stringify(r.values),
+        })));
+        rowsSeconds += (performance.now() - started) / 1000;
+        rowsRecords += size;
+      } else {
+        const ids = await this.ctx.store.transaction((tx) => importRecords(tx, batch));
+        for (const id of ids) this.maxId = Math.max(this.maxId, id);
+        storeSeconds += (performance.now() - started) / 1000;
+        storeRecords += size;
+      }
+      if (counted) {
+        const counting = performance.now();
+        for (const r of batch) counted.add(r, slugs, 1);
+        countingSeconds += (performance.now() - counting) / 1000;
+      }
+      done += size;
+      if (path === "auto" && !useRows && storeRecords >= AUTO_SAMPLE && done < count) {
+        useRows = (count - done) / (storeRecords / storeSeconds) > budgetSeconds;
+        if (useRows) {
+          // The records so far, made again (they are deterministic) and counted.
+          const counting = performance.now();
+          counted = new CounterDeltas();
+          const again = randomFrom(count);
+          for (let i = 0; i < done; i += 1) counted.add(record(blocId, i, count, this.users, again), slugs, 1);
+          countingSeconds += (performance.now() - counting) / 1000;
+        }
+      }
+    }
+    const report = { records: count, storeRecords, storeSeconds, rowsRecords, rowsSeconds };
+    if (rowsRecords === 0) return { ...report, counters: "store", counterRows: 0, countersSeconds: 0 };
+    const started = performance.now();
+    if (path === "rebuild" || !counted) {
+      await this.ctx.store.transaction((tx) => rebuildCounters(tx, blocId));
+      return { ...report, counters: "rebuild", counterRows: 0, countersSeconds: (performance.now() - started) / 1000 };
+    }
+    // What the store path counted is replaced by the count of every record, written as rows.
+    await this.ctx.store.transaction((tx) => tx.clearCounters(blocId));
+    const days = counted.days();
+    const values = counted.values();
+    counted.clear();
+    for (let i = 0; i < days.length; i += BATCH_SIZE) {
+      await this.ctx.store.importRows("day_counts", days.slice(i, i + BATCH_SIZE)
+        .map(([bloc_id, segment, day, n]) => ({ bloc_id, segment, day, n })));
+    }
+    for (let i = 0; i < values.length; i += BATCH_SIZE) {
+      await this.ctx.store.importRows("value_totals", values.slice(i, i + BATCH_SIZE)
+        .map(([bloc_id, segment, slug, value, n]) => ({ bloc_id, segment, slug, value, n })));
+    }
+    return {
+      ...report, counters: "rows", counterRows: days.length + values.length,
+      countersSeconds: countingSeconds + (performance.now() - started) / 1000,
+    };
   }
-  return count / ((performance.now() - started) / 1000);
+}
+
+/** Which path a seeding took, in words. */
+export function describeSeed(report: SeedReport): string {
+  const rate = (n: number, s: number): string => `${Math.round(n / s).toLocaleString("en")} records/s`;
+  const parts: string[] = [];
+  if (report.storeRecords > 0) {
+    parts.push(`${report.storeRecords.toLocaleString("en")} through the store (importRecords) at ${rate(report.storeRecords, report.storeSeconds)}`);
+  }
+  if (report.rowsRecords > 0) {
+    parts.push(`${report.rowsRecords.toLocaleString("en")} as rows (importRows) at ${rate(report.rowsRecords, report.rowsSeconds)}, then ` +
+      (report.counters === "rebuild"
+        ? `rebuildCounters over all ${report.records.toLocaleString("en")} in ${report.countersSeconds.toFixed(0)} s (${rate(report.records, report.countersSeconds)})`
+        : `the bloc's counters (${report.counterRows.toLocaleString("en")} rows, counted by CounterDeltas) cleared and copied as rows with importRows in ${report.countersSeconds.toFixed(0)} s`));
+  }
+  return parts.join("; ");
 }

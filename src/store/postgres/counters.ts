@@ -47,7 +47,7 @@ export async function valueTotals(db: Db, blocId: string, segments: readonly str
     ? await db.run<{ value: string; n: number }>(`
       SELECT c.value, c.n FROM value_totals c
       WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text
-      ORDER BY c.n DESC, c.value LIMIT NULLIF($4::bigint, 0)`, [blocId, segments[0]!, slug, limit])
+      ORDER BY c.n DESC, c.value_head, c.value LIMIT NULLIF($4::bigint, 0)`, [blocId, segments[0]!, slug, limit])
     : await db.run<{ value: string; n: number }>(`
       SELECT c.value, sum(c.n)::bigint AS n FROM value_totals c
       WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text

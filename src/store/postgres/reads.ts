@@ -109,7 +109,7 @@ export class PgReads implements StoreReads {
   }
 
   async listBlocs(): Promise<Bloc[]> {
-    const blocs = await this.db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, seq`);
+    const blocs = await this.db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, id`);
     const fields = await this.db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`);
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) {

@@ -227,7 +227,7 @@ export class SqliteConfig implements ConfigWrites {
   }
 
   async listBlocs(): Promise<Bloc[]> {
-    const blocs = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, rowid`).all() as BlocRow[];
+    const blocs = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, id`).all() as BlocRow[];
     const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`).all() as FieldRow[];
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) byBloc.set(field.bloc_id, [...(byBloc.get(field.bloc_id) ?? []), field]);
