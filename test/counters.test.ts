@@ -161,13 +161,18 @@ test("a server killed in the middle of adds and updates leaves counters equal to
     const first = await startProcess(env, cwd);
     const bloc = await call(first.url, "POST", "/api/admin/blocs", { token: admin, json: { name: "Crash", fields: [{ name: "A" }, { name: "B" }] } });
     const traffic: Promise<unknown>[] = [];
+    let acknowledged = (): void => undefined;
+    const firstAdd = new Promise<void>((resolve) => { acknowledged = resolve; });
     for (let i = 0; i < 400; i += 1) {
       const body = i % 5 === 4
         ? { path: "/api/update-records-by-matching-values", json: { blocId: bloc.json.id, fieldsToUpdate: { field_2: `u${i}` }, searchItems: { field_1: `a${i % 7}` } } }
         : { path: "/api/add-data", json: { scanStationID: bloc.json.id, dataToAdd: { field_1: `a${i % 7}`, field_2: `b${i % 3}` } } };
-      traffic.push(call(first.url, "POST", body.path, { token: admin, json: body.json }).catch(() => undefined));
+      traffic.push(call(first.url, "POST", body.path, { token: admin, json: body.json })
+        .then((reply) => { if (reply.status === 200 && body.path === "/api/add-data") acknowledged(); })
+        .catch(() => undefined));
     }
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Killed mid-traffic, once some add has been answered (how soon depends on the engine and the machine's load).
+    await firstAdd;
     first.child.kill("SIGKILL");
     await Promise.all(traffic);
     if (first.child.exitCode === null && first.child.signalCode === null) await once(first.child, "exit");
