@@ -9,6 +9,7 @@ import type { NewRecord, Row, Store, TableName } from "../src/store/store.js";
 import { TABLES } from "../src/store/store.js";
 import { importRecords } from "../src/domain/record-writes.js";
 import { stamp } from "./support/fixtures.js";
+import { allRows } from "./support/recount.js";
 import { call, type Reply } from "./support/http.js";
 import { freshDatabaseUrl, testEngine, testFileLabel, type TestDatabase } from "./support/database.js";
 import { CLI_ENTRY, runToEnd, startProcess, type Running } from "./support/process.js";
@@ -45,15 +46,6 @@ async function ok(reply: Promise<Reply>, status = 200): Promise<Reply> {
   const answered = await reply;
   assert.equal(answered.status, status, answered.text.slice(0, 500));
   return answered;
-}
-
-async function allRows(store: Store, table: TableName): Promise<Row[]> {
-  const rows: Row[] = [];
-  for (;;) {
-    const batch = await store.exportRows(table, rows[rows.length - 1], 5000);
-    rows.push(...batch);
-    if (batch.length < 5000) return rows;
-  }
 }
 
 /** A value as text with object keys sorted, so that two engines' spellings of one JSON value compare equal. */

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import type { Row, Store, TableName } from "../../src/store/store.js";
 
-async function allRows(store: Store, table: TableName): Promise<Row[]> {
+/** Every row of a table, as the store exports it, in key order. */
+export async function allRows(store: Store, table: TableName): Promise<Row[]> {
   const rows: Row[] = [];
   for (;;) {
     const batch = await store.exportRows(table, rows[rows.length - 1], 5000);

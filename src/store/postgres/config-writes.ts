@@ -2,8 +2,9 @@ import { ConflictError } from "../../domain/errors.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
 import type { ConfigWrites, NewToken } from "../store.js";
 import {
-  FIELD_COLUMNS, GRANT_COLUMNS, fieldParams, grantParams, internalId, settingParams, settingsSql, toUser, type UserRow,
-} from "./config-rows.js";
+  FIELD_COLUMNS, GRANT_COLUMNS, fieldParams, grantParams, internalId, toUser, type UserRow,
+} from "../config-rows.js";
+import { settingParams, settingsSql } from "./config-rows.js";
 import { storable, type Db } from "./driver.js";
 import { ensureFieldIndex } from "./field-indexes.js";
 

@@ -5,9 +5,9 @@ import type {
   AccessFacts, DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCounts, ValueLookup,
 } from "../store.js";
 import {
-  BLOC_COLUMNS, FIELD_COLUMNS, internalId, loadAccessFacts, loadBloc, loadToken, toBloc, toUser,
-  type BlocRow, type FieldRow, type UserRow,
-} from "./config-rows.js";
+  BLOC_COLUMNS, FIELD_COLUMNS, internalId, toBloc, toUser, type BlocRow, type FieldRow, type UserRow,
+} from "../config-rows.js";
+import { loadAccessFacts, loadBloc, loadToken } from "./config-rows.js";
 import * as counters from "./counters.js";
 import type { Db } from "./driver.js";
 import * as records from "./record-reads.js";

@@ -1,70 +1,11 @@
-import type {
-  Bloc, BlocSettings, Field, FieldType, Grant, Module, Permission, 
-  RestrictionMode, Role, ScanLimitPeriod, Token, User, UserRole,
-} from "../../domain/model.js";
+import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, Token, User, UserRole } from "../../domain/model.js";
+import {
+  BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, TOKEN_COLUMNS, fieldParams, grantParams, internalId, toBloc, toGrant, toToken, toUser,
+  type BlocRow, type FieldRow, type GrantRow, type TokenRow, type UserRow,
+} from "../config-rows.js";
 import type { AccessFacts, ConfigWrites, NewToken } from "../store.js";
 import type { GenerationCache } from "../generation-cache.js";
-import { fieldPath, internalId, type Statements } from "./statements.js";
-
-interface UserRow { id: number; name: string; role: UserRole; profile: string }
-
-interface TokenRow {
-  id: string; user_id: number; name: string | null; hash: string;
-  expires_at: string | null; revoked_at: string | null;
-  scope_permissions: string | null; scope_blocs: string | null;
-  user_name: string; user_role: UserRole; user_profile: string;
-}
-
-interface BlocRow {
-  id: string; name: string; open_to_all: number; accepting_data: number; restriction: RestrictionMode;
-  module_id: number | null; require_job: number; scan_limit: number | null; scan_limit_period: ScanLimitPeriod | null;
-}
-interface FieldRow {
-  bloc_id: string; slug: string; name: string; apply_profile_filter: number; type: FieldType; options: string | null;
-  required: number; unique_values: number; max_length: number | null; pattern: string | null; format: string | null;
-  indexed: number;
-}
-interface GrantRow { can_read: number; can_add: number; can_update: number; see_hidden: number }
-
-const BLOC_COLUMNS = "id, name, open_to_all, accepting_data, restriction, module_id, require_job, scan_limit, scan_limit_period";
-const FIELD_COLUMNS = "bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values, max_length, pattern, format, indexed";
-const GRANT_COLUMNS = "can_read, can_add, can_update, see_hidden";
-
-function toField(f: FieldRow): Field {
-  return {
-    slug: f.slug, name: f.name, applyProfileFilter: f.apply_profile_filter === 1, type: f.type,
-    options: f.options === null ? null : JSON.parse(f.options) as string[], required: f.required === 1,
-    unique: f.unique_values === 1, maxLength: f.max_length, pattern: f.pattern, format: f.format, indexed: f.indexed === 1,
-  };
-}
-
-/** A field as the columns after bloc_id and slug take it. */
-function fieldParams(f: Field): (string | number | null)[] {
-  return [f.name, Number(f.applyProfileFilter), f.type, f.options === null ? null : JSON.stringify(f.options),
-    Number(f.required), Number(f.unique), f.maxLength, f.pattern, f.format, Number(f.indexed)];
-}
-
-function toBloc(row: BlocRow, fields: readonly FieldRow[]): Bloc {
-  return {
-    id: row.id, name: row.name,
-    openToAllUsers: row.open_to_all === 1, acceptingData: row.accepting_data === 1, restriction: row.restriction,
-    moduleId: row.module_id === null ? null : String(row.module_id), requireJob: row.require_job === 1,
-    scanLimit: row.scan_limit, scanLimitPeriod: row.scan_limit_period,
-    fields: fields.map(toField),
-  };
-}
-
-function toGrant(row: GrantRow): Grant {
-  return { read: row.can_read === 1, add: row.can_add === 1, update: row.can_update === 1, seeHidden: row.see_hidden === 1 };
-}
-
-function grantParams(grant: Grant): number[] {
-  return [Number(grant.read), Number(grant.add), Number(grant.update), Number(grant.seeHidden)];
-}
-
-function toUser(row: UserRow): User {
-  return { id: String(row.id), name: row.name, role: row.role, profile: JSON.parse(row.profile) as string[] };
-}
+import { fieldPath, type Statements } from "./statements.js";
 
 /** Bloc settings as columns, for the keys present. */
 const SETTING_COLUMNS: { readonly [K in keyof BlocSettings]-?: [string, (v: NonNullable<BlocSettings[K]> | null) => string | number | null] } = {
@@ -151,24 +92,11 @@ export class SqliteConfig implements ConfigWrites {
   }
 
   private loadToken(hash: string): { token: Token; hash: string; user: User } | undefined {
-    const row = this.sql.get(`
-      SELECT t.id, t.user_id, t.name, t.hash, t.expires_at, t.revoked_at, t.scope_permissions, t.scope_blocs,
-        u.name AS user_name, u.role AS user_role, u.profile AS user_profile
-      FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`).get(hash) as TokenRow | undefined;
-    if (!row) return undefined;
-    return {
-      token: {
-        id: row.id, userId: String(row.user_id), name: row.name,
-        expiresAt: row.expires_at, revokedAt: row.revoked_at,
-        scope: {
-          permissions: row.scope_permissions === null ? null : JSON.parse(row.scope_permissions) as Permission[],
-          blocs: row.scope_blocs === null ? null : JSON.parse(row.scope_blocs) as string[],
-        },
-      },
-      hash: row.hash,
-      user: toUser({ id: row.user_id, name: row.user_name, role: row.user_role, profile: row.user_profile }),
-    };
+    const row = this.sql.get(`SELECT ${TOKEN_COLUMNS} FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`)
+      .get(hash) as TokenRow | undefined;
+    return row && toToken(row);
   }
+
 
   async revokeToken(id: string, revokedAt: string): Promise<boolean> {
     this.cache.changed();

@@ -23,10 +23,6 @@ export class Statements {
 
 }
 
-/** Integer IDs inside, strings outside; a string that is no integer names nothing (null matches no row). */
-export function internalId(id: string): number | null {
-  return /^\d{1,15}$/.test(id) ? Number(id) : null;
-}
 
 /** A JSON path naming one field; slugs are validated to [A-Za-z0-9_], so inlining one is safe. */
 export function fieldPath(slug: string): string {
