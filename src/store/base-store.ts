@@ -1,5 +1,5 @@
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../domain/model.js";
-import type { NewToken, Store, StoreReads, TransactionOptions, Tx } from "./store.js";
+import type { NewToken, StoreReads, TransactionOptions, Tx } from "./store.js";
 
 /**
  * What every engine's Store shares: reads go to the engine's `direct` reader (outside
@@ -51,6 +51,3 @@ export abstract class BaseStore {
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> { return this.transaction((tx) => tx.setRestriction(blocId, userId, mode)); }
   removeRestriction(blocId: string, userId: string): Promise<void> { return this.transaction((tx) => tx.removeRestriction(blocId, userId)); }
 }
-
-/** Compile-time check that a class built on BaseStore is a whole Store. */
-export type StoreClass = new (...args: never[]) => Store;

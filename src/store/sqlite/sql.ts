@@ -93,13 +93,7 @@ export function orderBy(order: Order): string {
   return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
 }
 
-export function minTime(a: string | undefined, b: string): string {
-  return a !== undefined && a < b ? a : b;
-}
 
-export function maxTime(a: string | undefined, b: string): string {
-  return a !== undefined && a > b ? a : b;
-}
 
 /** Escapes LIKE's wildcards so that a prefix is matched literally. */
 export function likePrefix(text: string): string {
