@@ -1,7 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import net from "node:net";
 import type { Config } from "./config.js";
-import { openContext } from "./open-context.js";
+import { openContext, warnOfWeakDurability } from "./open-context.js";
 
 /**
  * WORKERS=N: N server processes on one port (node:cluster). The primary serves no
@@ -10,8 +10,11 @@ import { openContext } from "./open-context.js";
  */
 
 const LISTENING = "bloc-data-service:listening";
-/** How long a stopping worker may take to finish its requests before it is killed. */
-const STOP_GRACE_MS = 10_000;
+/**
+ * How long past BLOC_SHUTDOWN_TIMEOUT_MS a stopping worker may take (to cut its last
+ * connections and close its store) before the primary kills it.
+ */
+const STOP_MARGIN_MS = 5_000;
 
 interface ListeningMessage {
   readonly type: typeof LISTENING;
@@ -54,6 +57,7 @@ export async function runPrimary(config: Config): Promise<void> {
   // Migrations and the admin token run once, here, before any worker opens the store:
   // workers starting together would otherwise race to create the admin.
   const ctx = await openContext(config);
+  await warnOfWeakDurability(ctx.store);
   await ctx.store.close();
 
   const listened = new Set<Worker>();
@@ -66,7 +70,10 @@ export async function runPrimary(config: Config): Promise<void> {
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
     if (workers.length === 0) process.exit(code);
     let left = workers.length;
-    const timer = setTimeout(() => { for (const w of workers) if (!w.isDead()) w.process.kill("SIGKILL"); }, STOP_GRACE_MS);
+    // Each worker drains its own requests (shutdown.ts); the primary only waits for them to exit.
+    const timer = setTimeout(() => {
+      for (const w of workers) if (!w.isDead()) w.process.kill("SIGKILL");
+    }, config.shutdownTimeoutMs + STOP_MARGIN_MS);
     for (const worker of workers) {
       worker.once("exit", () => {
         left -= 1;
@@ -103,8 +110,9 @@ export async function runPrimary(config: Config): Promise<void> {
     log(`worker ${worker.process.pid} exited with ${how}; starting another`);
     fork();
   });
-  process.once("SIGINT", () => stopAll(0));
-  process.once("SIGTERM", () => stopAll(0));
+  // `on`, not `once`: a second signal (a process group signalled twice) must not kill the primary mid-drain.
+  process.on("SIGINT", () => stopAll(0));
+  process.on("SIGTERM", () => stopAll(0));
 
   for (let i = 0; i < config.workers; i += 1) fork();
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { MAX_SECRET_LENGTH } from "./domain/tokens.js";
 
 export type IdStyle = "uuid" | "numeric";
 
@@ -21,6 +22,32 @@ export interface Config {
   readonly workers: number;
   /** Connections in each process's PostgreSQL pool (unused by SQLite). */
   readonly pgPool: number;
+  /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
+  readonly shutdownTimeoutMs: number;
+  /** Requests per second each token may make; 0 means no limit. */
+  readonly rateLimit: number;
+  /** How long add-data remembers an Idempotency-Key. */
+  readonly idempotencySeconds: number;
+  /** Largest request body (JSON, or the text parts of a multipart upload together); 413 above it. */
+  readonly maxBodyBytes: number;
+  /** Largest single record value, in UTF-8 bytes (add-data, update and search values). */
+  readonly maxValueBytes: number;
+  /** Most field values one add-data or update may name. */
+  readonly maxFieldsPerRecord: number;
+  /** Largest get-data `resultLimit`. */
+  readonly maxResultLimit: number;
+  /** Largest report page (`dataFilteringData.resultLimit`). */
+  readonly maxReportPage: number;
+  /** Most parts (text and file) of one multipart upload. */
+  readonly maxParts: number;
+  /** Time a request's JSON body has to arrive, after its headers. */
+  readonly requestTimeoutMs: number;
+  /** Time a multipart upload has to arrive, after its headers. */
+  readonly uploadTimeoutMs: number;
+  /** Time a request's headers have to arrive. */
+  readonly headersTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  readonly idleTimeoutMs: number;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -77,8 +104,10 @@ function databaseUrl(env: Env): string {
 function adminToken(env: Env): string | undefined {
   const raw = env.BLOC_ADMIN_TOKEN;
   if (raw === undefined || raw === "") return undefined;
-  if (raw.length < MIN_ADMIN_TOKEN_LENGTH || /\s/.test(raw)) {
-    throw new ConfigError(`BLOC_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters without spaces`);
+  if (raw.length < MIN_ADMIN_TOKEN_LENGTH || raw.length > MAX_SECRET_LENGTH || /\s/.test(raw)) {
+    throw new ConfigError(
+      `BLOC_ADMIN_TOKEN must be ${MIN_ADMIN_TOKEN_LENGTH} to ${MAX_SECRET_LENGTH} characters without spaces`,
+    );
   }
   return raw;
 }
@@ -121,6 +150,7 @@ function flag(env: Env, name: string): boolean {
 
 /** Reads the environment once; everything else receives the frozen result. */
 export function readConfig(env: Env = process.env): Config {
+  const requestTimeoutMs = atLeastOne(env, "BLOC_REQUEST_TIMEOUT_MS", 30_000);
   return Object.freeze({
     port: port(env),
     host: env.HOST ?? "127.0.0.1",
@@ -135,6 +165,19 @@ export function readConfig(env: Env = process.env): Config {
     fieldCountsLimit: wholeNumber(env, "BLOC_FIELD_COUNTS_LIMIT", 1000),
     workers: workers(env),
     pgPool: atLeastOne(env, "BLOC_PG_POOL", 10),
+    shutdownTimeoutMs: wholeNumber(env, "BLOC_SHUTDOWN_TIMEOUT_MS", 25_000),
+    rateLimit: wholeNumber(env, "BLOC_RATE_LIMIT", 0),
+    idempotencySeconds: atLeastOne(env, "BLOC_IDEMPOTENCY_SECONDS", 24 * 60 * 60),
+    maxBodyBytes: byteCount(env, "BLOC_MAX_BODY_BYTES", 1024 * 1024),
+    maxValueBytes: byteCount(env, "BLOC_MAX_VALUE_BYTES", 64 * 1024),
+    maxFieldsPerRecord: atLeastOne(env, "BLOC_MAX_FIELDS_PER_RECORD", 500),
+    maxResultLimit: atLeastOne(env, "BLOC_MAX_RESULT_LIMIT", 1000),
+    maxReportPage: atLeastOne(env, "BLOC_MAX_REPORT_PAGE", 10_000),
+    maxParts: atLeastOne(env, "BLOC_MAX_PARTS", 50),
+    requestTimeoutMs,
+    uploadTimeoutMs: atLeastOne(env, "BLOC_UPLOAD_TIMEOUT_MS", 600_000),
+    headersTimeoutMs: atLeastOne(env, "BLOC_HEADERS_TIMEOUT_MS", Math.min(10_000, requestTimeoutMs)),
+    idleTimeoutMs: atLeastOne(env, "BLOC_IDLE_TIMEOUT_MS", 72_000),
   });
 }
 

@@ -3,22 +3,26 @@ import { announceListening, runPrimary } from "./cluster.js";
 import { ConfigError, readConfig } from "./config.js";
 import { ServiceError } from "./domain/errors.js";
 import { buildApp } from "./http/app.js";
-import { openContext } from "./open-context.js";
+import { openContext, warnOfWeakDurability } from "./open-context.js";
+import { stopGracefully } from "./shutdown.js";
 
 async function main(): Promise<void> {
   const config = readConfig();
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
   const ctx = await openContext(config);
-  const app = await buildApp(ctx, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
+  // A cluster's primary has said it once for all its workers.
+  if (cluster.isPrimary) await warnOfWeakDurability(ctx.store);
+  const app = await buildApp(ctx, config);
   announceListening(await app.listen({ port: config.port, host: config.host }));
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => stopping ??= (async () => {
-    await app.close();
-    await ctx.store.close();
-    process.exit(0);
-  })();
-  process.once("SIGINT", () => void stop());
-  process.once("SIGTERM", () => void stop());
+  // SIGTERM (and SIGINT) drain: see shutdown.ts. A second signal changes nothing.
+  const stop = (): Promise<void> => stopping ??= stopGracefully(app, ctx.store, config.shutdownTimeoutMs)
+    .then(() => process.exit(0), (error: unknown) => {
+      process.stderr.write(`bloc-data-service: stopping failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    });
+  process.on("SIGINT", () => void stop());
+  process.on("SIGTERM", () => void stop());
 }
 
 main().catch((error: unknown) => {

@@ -14,8 +14,21 @@ export async function openContext(config: Config): Promise<Context> {
     now: makeClock(config.timezone),
     idStyle: config.idStyle,
     fieldCountsLimit: config.fieldCountsLimit,
+    idempotencyMs: config.idempotencySeconds * 1000,
+    limits: { maxValueBytes: config.maxValueBytes, maxFieldsPerRecord: config.maxFieldsPerRecord },
     newFileRef: () => crypto.randomUUID(),
   };
   if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);
   return ctx;
+}
+
+/**
+ * Says at start-up, on stderr, which of the store's settings weaken durability. It does
+ * not refuse to start: the operator may have chosen them (a test database), and a
+ * service that will not start is an outage of its own.
+ */
+export async function warnOfWeakDurability(store: Context["store"]): Promise<void> {
+  for (const warning of (await store.durability()).warnings) {
+    process.stderr.write(`bloc-data-service: warning: ${warning}\n`);
+  }
 }

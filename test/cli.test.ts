@@ -113,3 +113,45 @@ test("the CLI's access verbs configure what /api/me then reports", async () => {
     await remove();
   }
 });
+
+test("bloc-data history prints what the admin API answers for a record's history", async () => {
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli-history");
+  const env = { DATABASE_URL: databaseUrl };
+  const cli = (...args: string[]): ReturnType<typeof runToEnd> => runToEnd(CLI_ENTRY, args, env, cwd);
+  try {
+    const init = await cli("init");
+    assert.equal(init.code, 0, init.stderr);
+    const admin = JSON.parse(init.stdout).token as string;
+    const bloc = JSON.parse((await cli("bloc", "add", "Scans", "--field", "Part", "--id", "scans")).stdout);
+    const server = await startProcess(env, cwd);
+    let endpoint: unknown;
+    try {
+      const added = await call(server.url, "POST", "/api/add-data", { token: admin, json: { scanStationID: bloc.id, dataToAdd: { field_1: "P-1" } } });
+      const id = added.json.returnedStationID as number;
+      for (const value of ["P-2", "P-3"]) {
+        const updated = await call(server.url, "POST", "/api/update-records-by-matching-values", {
+          token: admin, json: { blocId: bloc.id, fieldsToUpdate: { field_1: value }, searchItems: { service_entry_row_id: id } },
+        });
+        assert.equal(updated.status, 200, updated.text);
+      }
+      const reply = await call(server.url, "GET", `/api/admin/blocs/scans/records/${id}/history`, { token: admin });
+      assert.equal(reply.status, 200, reply.text);
+      endpoint = reply.json;
+    } finally {
+      await server.stop();
+    }
+    const printed = await cli("history", "scans", "1");
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.deepEqual(JSON.parse(printed.stdout), endpoint);
+    assert.deepEqual(JSON.parse(printed.stdout).history.map((e: { changes: unknown }) => e.changes),
+      [{ field_1: { from: "P-1", to: "P-2" } }, { field_1: { from: "P-2", to: "P-3" } }]);
+    const missing = await cli("history", "scans", "42");
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stderr, "bloc-data: Record \"42\" does not exist in bloc \"scans\"\n");
+    const usage = await cli("history", "scans");
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /missing <recordId>/);
+  } finally {
+    await remove();
+  }
+});

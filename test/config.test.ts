@@ -16,6 +16,12 @@ test("defaults are the documented ones", () => {
       filesDir: path.resolve("data/files"), maxFileBytes: 25 * 1024 * 1024, fieldCountsLimit: 1000,
       workers: 1,
       pgPool: 10,
+      shutdownTimeoutMs: 25_000,
+      rateLimit: 0,
+      idempotencySeconds: 86400,
+      maxBodyBytes: 1024 * 1024, maxValueBytes: 64 * 1024, maxFieldsPerRecord: 500,
+      maxResultLimit: 1000, maxReportPage: 10_000, maxParts: 50,
+      requestTimeoutMs: 30_000, uploadTimeoutMs: 600_000, headersTimeoutMs: 10_000, idleTimeoutMs: 72_000,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -38,6 +44,22 @@ const BAD: readonly [string, string][] = [
   ["DATABASE_URL", "postgres:/missing-slashes"],
   ["BLOC_PG_POOL", "0"],
   ["BLOC_PG_POOL", "ten"],
+  ["BLOC_SHUTDOWN_TIMEOUT_MS", "25s"],
+  ["BLOC_RATE_LIMIT", "-5"],
+  ["BLOC_RATE_LIMIT", "fast"],
+  ["BLOC_IDEMPOTENCY_SECONDS", "0"],
+  ["BLOC_IDEMPOTENCY_SECONDS", "1d"],
+  ["BLOC_MAX_BODY_BYTES", "1MiB"],
+  ["BLOC_MAX_VALUE_BYTES", "0"],
+  ["BLOC_MAX_FIELDS_PER_RECORD", "0"],
+  ["BLOC_MAX_RESULT_LIMIT", "many"],
+  ["BLOC_MAX_REPORT_PAGE", "0"],
+  ["BLOC_MAX_PARTS", "-3"],
+  ["BLOC_REQUEST_TIMEOUT_MS", "30s"],
+  ["BLOC_UPLOAD_TIMEOUT_MS", "0"],
+  ["BLOC_HEADERS_TIMEOUT_MS", "1.5"],
+  ["BLOC_IDLE_TIMEOUT_MS", "soon"],
+  ["BLOC_ADMIN_TOKEN", "a".repeat(257)],
 ];
 
 for (const [name, value] of BAD) {

@@ -177,11 +177,14 @@ describe("files: upload and download", () => {
     assert.ok((await download(values.field_3!)).body.equals(manualBytes));
   });
 
-  test("the file part may come before the text parts", async () => {
-    const content = crypto.randomBytes(2000);
-    const reply = await upload({ field_1: "P-5" }, [photo(content)], { filesFirst: true });
-    assert.equal(reply.status, 200, reply.text);
-    assert.ok((await download((await recordValues(reply.json.returnedStationID)).field_2!)).body.equals(content));
+  test("a file part before scanStationID is refused (400) before any byte of it is written", async () => {
+    // Permission to add to the bloc is checked before a file is written, so the bloc must be known first.
+    const before = { records: await count(), blobs: await blobs() };
+    const reply = await upload({ field_1: "P-5" }, [photo(crypto.randomBytes(2000))], { filesFirst: true });
+    assert.equal(reply.status, 400, reply.text);
+    assert.match(reply.json.error, /scanStationID must come before the file parts/);
+    assert.deepEqual({ records: await count(), blobs: await blobs() }, before);
+    assert.deepEqual(await tmpEntries(), []);
   });
 
   test("multipart text parts carry jobID and submittedStatus like JSON does", async () => {

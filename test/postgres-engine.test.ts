@@ -185,8 +185,9 @@ test("values of megabytes are stored, looked up, counted and tallied", { skip },
   assert.equal(await store.valueTotal("big", `p:field_2:${site}`, "field_1", [huge]), 1);
   const counted = await store.countRecords({ blocId: "big", match: [{ key: "field_1", values: [huge] }] });
   assert.equal(counted, 1);
+  // Counted exactly, but a value this long is never read back whole (field-counts.ts: LISTED_VALUE_MAX).
   const tally = await store.tallyValues({ blocId: "big" }, ["field_1"], 0);
-  assert.equal(tally.field_1![huge], 1);
+  assert.deepEqual(tally.get("field_1"), [[null, 1]]);
   await store.transaction(async (tx) => {
     await tx.saveSequence("big", "field_1", { prefix: huge, suffix: "", width: 3, group: site, groupBy: "field_2" }, 7);
     await tx.saveSequence("big", "field_1", { prefix: huge, suffix: "", width: 3, group: site, groupBy: "field_2" }, 3);
@@ -212,7 +213,7 @@ test("pages, report rows, updates and prefix reads", { skip }, async () => {
   const next = await store.listRecords({ blocId: "rows" }, { order: "newest", limit: 1, offset: 0, after: page[1]! });
   assert.deepEqual(next.map((r) => r.id), [ids[1]]);
   assert.deepEqual(await store.tallyValues({ blocId: "rows" }, ["field_1", "field_2", "none"], 2),
-    { field_1: { v0: 700, v1: 700 }, field_2: { two: 1050 }, none: {} });
+    new Map([["field_1", [["v0", 700], ["v1", 700]]], ["field_2", [["two", 1050]]], ["none", []]]));
   const updated = await store.transaction((tx) => tx.updateValues(
     { blocId: "rows", match: [{ key: "service_entry_row_id", values: [String(ids[5]), String(ids[2]), "007"] }] },
     { field_2: "new" }, 0));

@@ -5,6 +5,7 @@ import {
   setRoleGrant, setRoleMember,
 } from "../domain/access.js";
 import { parseBound } from "../domain/dates.js";
+import { recordHistory } from "../domain/history.js";
 import {
   PERMISSIONS, RESTRICTION_MODES, USER_ROLES, type Grant, type Permission, type RestrictionMode, type UserRole,
 } from "../domain/model.js";
@@ -36,8 +37,13 @@ export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default
   ungrant <blocId> <userId>                        remove a user's permissions on a bloc
   restrict <blocId> <userId> <none|own|hidden|default>
                                                    a user's restriction on a bloc (default: the bloc's)
+  history <blocId> <recordId>                      what each update changed in a record, oldest first
   copy --from <url> --to <url> [--batch N]         copy a whole instance into a new, empty database (any
                                                    engines; stop writers first); progress on stderr, JSON on stdout
+  backup <file> [--skip-files]                     write a consistent backup of the store and its uploaded files to
+                                                   <file> while the service runs (--skip-files: rows only)
+  restore <file>                                   restore a backup into the store, which must be empty, and its
+                                                   files into BLOC_FILES_DIR
 `;
 
 export class UsageError extends Error {}
@@ -86,7 +92,7 @@ function list(value: string | undefined): string[] | null {
 /** Runs one command; the same domain operations as the admin API, without a server. */
 export async function runCommand(ctx: Context, positionals: readonly string[], options: Options): Promise<unknown> {
   const [noun, verb] = positionals;
-  const key = ["init", "migrate", "grant", "ungrant", "restrict"].includes(noun ?? "") ? noun : `${noun} ${verb}`;
+  const key = ["init", "migrate", "grant", "ungrant", "restrict", "history"].includes(noun ?? "") ? noun : `${noun} ${verb}`;
   const at = (index: number, what: string): string => arg(positionals, index, what);
   switch (key) {
     case "init": {
@@ -168,6 +174,8 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       else await setRestriction(ctx, blocId, userId, mode);
       return { blocId, userId, mode };
     }
+    case "history":
+      return recordHistory(ctx, at(1, "<blocId>"), at(2, "<recordId>"));
     default:
       throw new UsageError(`unknown command "${positionals.join(" ")}"`);
   }

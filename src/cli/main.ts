@@ -5,6 +5,8 @@ import { ServiceError } from "../domain/errors.js";
 import { openContext } from "../open-context.js";
 import { runCommand, UsageError, USAGE } from "./commands.js";
 import { CopyError, runCopy } from "./copy.js";
+import { BackupError } from "./backup-file.js";
+import { runBackupCommand } from "./backup.js";
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({
@@ -26,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
       from: { type: "string" },
       to: { type: "string" },
       batch: { type: "string" },
+      "skip-files": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -37,6 +40,11 @@ async function main(argv: string[]): Promise<void> {
     // Works on the two URLs it is given, not on DATABASE_URL.
     if (positionals.length > 1) throw new UsageError(`unknown command "${positionals.join(" ")}"`);
     process.stdout.write(`${JSON.stringify(await runCopy(values), null, 2)}\n`);
+    return;
+  }
+  if (positionals[0] === "backup" || positionals[0] === "restore") {
+    // Opens the store alone (no admin token): a restore needs it empty.
+    process.stdout.write(`${JSON.stringify(await runBackupCommand(positionals, values), null, 2)}\n`);
     return;
   }
   const ctx = await openContext(readConfig());
@@ -54,6 +62,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
     process.exit(2);
   }
   const known = error instanceof ConfigError || error instanceof ServiceError || error instanceof CopyError ||
+    error instanceof BackupError ||
     (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS"));
   process.stderr.write(`bloc-data: ${known ? (error as Error).message : (error as Error).stack ?? String(error)}\n`);
   process.exit(1);

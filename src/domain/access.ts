@@ -6,11 +6,14 @@ import {
 import type { AccessFacts } from "../store/store.js";
 import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
+import { ownValue } from "./values.js";
 
 /** Who a request acts for: the token's user, narrowed by the token's scope. */
 export interface Principal {
   readonly user: User;
   readonly scope: TokenScope;
+  /** The token the request came with: record history names it, the rate limit counts by it. */
+  readonly tokenId: string;
 }
 
 /** What a principal may do on one bloc and which of its records they see. */
@@ -90,7 +93,7 @@ export function checkProfileWrite(
   if (principal.user.role === "admin") return;
   for (const field of access.bloc.fields) {
     if (!field.applyProfileFilter) continue;
-    const value = values[field.slug] ?? (whole ? "" : undefined);
+    const value = ownValue(values, field.slug) ?? (whole ? "" : undefined);
     if (value !== undefined && !principal.user.profile.includes(value)) {
       throw new ProfileViolationError(
         `${field.slug} may only hold one of your profile values; "${value}" is not one of them`,

@@ -1,5 +1,6 @@
 import { InvalidInputError } from "./errors.js";
 import type { Timestamp } from "./clock.js";
+import { ownValue } from "./values.js";
 
 /**
  * Formats of auto-generated values: literal text, date parts of the record's
@@ -81,7 +82,7 @@ export function template(format: ParsedFormat, createdAt: Timestamp, values: Rea
     const text = "text" in part ? part.text : date[part.date]!;
     if (afterSeq) suffix += text; else prefix += text;
   }
-  const group = format.groupBy === null ? "" : values[format.groupBy] ?? "";
+  const group = format.groupBy === null ? "" : ownValue(values, format.groupBy) ?? "";
   return { prefix, suffix, width: format.width, group, groupBy: format.groupBy };
 }
 

@@ -10,10 +10,14 @@ const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
 /** Keys that records and reports already use for system values. */
 const RESERVED_SLUGS = new Set([
   "created_at", "user_id", "submitted_status", "service_entry_row_id", "time_stamp", "date_stamp",
-  "count", "fieldCounts", "countLimitInfo", "fieldNames",
-  // Slugs become object keys; this one would set a prototype instead.
-  "__proto__",
+  "count", "fieldCounts", "fieldCountsPartial", "countLimitInfo", "fieldNames",
 ]);
+/**
+ * Names every JavaScript object already answers to (toString, constructor, __proto__,
+ * hasOwnProperty, valueOf, …). Slugs become object keys in clients as well as here; a
+ * field named like one would read as a function where it has no value.
+ */
+const OBJECT_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 export interface FieldInput extends RulesInput {
   readonly name: string;
@@ -42,6 +46,9 @@ function checkSlug(slug: string): string {
     throw new InvalidInputError(`slug "${slug}" must start with a letter or _ and hold only letters, digits and _ (at most 64)`);
   }
   if (RESERVED_SLUGS.has(slug)) throw new InvalidInputError(`slug "${slug}" is reserved for a system value`);
+  if (OBJECT_NAMES.has(slug)) {
+    throw new InvalidInputError(`slug "${slug}" is the name of a property every JavaScript object has; choose another`);
+  }
   return slug;
 }
 

@@ -2,6 +2,7 @@ import type { IdStyle } from "../config.js";
 import type { ConfigWrites, Store, StoreReads } from "../store/store.js";
 import type { FileBlobs } from "../store/file-blobs.js";
 import type { Clock } from "./clock.js";
+import type { RecordLimits } from "./values.js";
 
 /** What config operations need; its store may be a transaction, so that several commit together. */
 export interface ConfigContext {
@@ -18,6 +19,10 @@ export interface Context extends ConfigContext {
   readonly idStyle: IdStyle;
   /** get-data's fieldCounts lists at most this many values per field (the most frequent); 0 lists all. */
   readonly fieldCountsLimit: number;
+  /** How long add-data remembers an Idempotency-Key, in milliseconds. */
+  readonly idempotencyMs: number;
+  /** What one record write may carry. */
+  readonly limits: RecordLimits;
   /** A new, unguessable reference for an uploaded file. */
   readonly newFileRef: () => string;
 }

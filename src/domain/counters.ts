@@ -1,5 +1,6 @@
 import type { MatchCondition, RecordFilter } from "./model.js";
 import type { DayCount, StoreReads } from "../store/store.js";
+import { ownValue } from "./values.js";
 
 /**
  * The counters' rules, the same for every engine. Each bloc keeps records per segment
@@ -23,7 +24,7 @@ const DAY_END = " 23:59:59";
 export function segmentsOf(record: Counted, profileSlugs: readonly string[]): string[] {
   const segments = ["", `u:${record.userId}`];
   for (const slug of profileSlugs) {
-    const value = record.values[slug] ?? "";
+    const value = ownValue(record.values, slug) ?? "";
     if (value !== "") segments.push(`p:${slug}:${value}`);
   }
   return segments;

@@ -1,5 +1,6 @@
 import { InvalidInputError } from "./errors.js";
 import type { Timestamp } from "./clock.js";
+import { describeValue } from "./values.js";
 
 const FORM = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 
@@ -16,12 +17,12 @@ export function parseBound(parameter: string, raw: unknown, edge: "start" | "end
   const text = typeof raw === "string" ? raw.trim() : undefined;
   const match = text === undefined ? null : FORM.exec(text);
   if (!match) {
-    throw new InvalidInputError(`${parameter} must be a date "YYYY-MM-DD" or "YYYY-MM-DD HH:MM:SS", got ${JSON.stringify(raw)}`);
+    throw new InvalidInputError(`${parameter} must be a date "YYYY-MM-DD" or "YYYY-MM-DD HH:MM:SS", got ${describeValue(raw)}`);
   }
   const [year, month, day, hour, minute, second] = match.slice(1).map((p) => (p === undefined ? undefined : Number(p)));
   const valid = month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysIn(year!, month!) &&
     (hour === undefined || (hour <= 23 && minute! <= 59 && second! <= 59));
-  if (!valid) throw new InvalidInputError(`${parameter} is not a real date: "${text}"`);
+  if (!valid) throw new InvalidInputError(`${parameter} is not a real date: ${describeValue(text)}`);
   if (hour !== undefined) return text!;
   return `${text} ${edge === "start" ? "00:00:00" : "23:59:59"}`;
 }

@@ -68,6 +68,11 @@ export class UnsupportedMediaTypeError extends ServiceError {
   readonly kind = "unsupported-media-type";
 }
 
+/** The request's body did not arrive within its deadline. */
+export class RequestTimeoutError extends ServiceError {
+  readonly kind = "request-timeout";
+}
+
 /**
  * A write that would put a record outside the writer's profile filter. Refused like
  * a missing permission (each endpoint's authorisation status), but saying why.
@@ -84,4 +89,14 @@ export class RuleViolationError extends ServiceError {
 /** The bloc has taken as many records as its scan limit allows in this period. */
 export class LimitReachedError extends ServiceError {
   readonly kind = "limit-reached";
+}
+
+/** An Idempotency-Key used again with a request that differs from the one it was first used with. */
+export class IdempotencyMismatchError extends ServiceError {
+  readonly kind = "idempotency-mismatch";
+}
+
+/** The token has made more requests in this second than BLOC_RATE_LIMIT allows. */
+export class RateLimitedError extends ServiceError {
+  readonly kind = "rate-limited";
 }

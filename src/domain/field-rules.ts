@@ -114,6 +114,12 @@ export function checkValue(field: Field, value: string | undefined, whole: boole
   }
 }
 
+/**
+ * The one refusal of a unique value, whoever holds it: a record the writer sees, one
+ * hidden from them, or another record of the same update. It can only tell that some
+ * record of the bloc holds the value (what refusing it tells anyway), never which
+ * record, whose, or whether the writer could see it (docs/security.md).
+ */
 export function uniqueViolation(field: Field, value: string): RuleViolationError {
-  return violation(field, "unique", `"${value}" is already used by another record`);
+  return violation(field, "unique", `"${value}" is not available: no two records of this bloc may hold the same value`);
 }

@@ -1,5 +1,5 @@
 import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
-import type { DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCounts } from "../store/store.js";
+import type { DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts } from "../store/store.js";
 import { coveringSegments, dayCountsIn, profileSlugsOf, simplify } from "./counters.js";
 
 /**
@@ -72,17 +72,15 @@ export async function listRows(view: StoreReads, filter: RecordFilter, page: Row
   return sought ? view.listRows(sought.filter, sought.page, columns) : [];
 }
 
-/** Value counts per field: the `limit` most frequent values of each (all when 0). */
+/** Value counts per field: the `limit` most frequent values of each (all when 0), long ones as null. */
 export async function countValues(view: StoreReads, given: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
-  if (given.visibility?.none) return Object.fromEntries(slugs.map((slug) => [slug, {}]));
+  if (given.visibility?.none) return new Map(slugs.map((slug) => [slug, []]));
   const filter = await simplify(view, given);
   const segments = filter.from === undefined && filter.to === undefined
     ? coveringSegments(filter, await profileSlugs(view, filter.blocId)) : undefined;
   if (!segments) return view.tallyValues(filter, slugs, limit);
-  const counts: ValueCounts = {};
-  for (const slug of slugs) {
-    counts[slug] = Object.fromEntries(await view.valueTotals(filter.blocId, segments, slug, limit));
-  }
+  const counts = new Map<string, readonly ValueCount[]>();
+  for (const slug of slugs) counts.set(slug, await view.valueTotals(filter.blocId, segments, slug, limit));
   return counts;
 }
 

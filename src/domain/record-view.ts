@@ -1,4 +1,5 @@
 import type { Bloc, StoredRecord } from "./model.js";
+import { ownValue } from "./values.js";
 
 /** The spec's record names; get-data returns these beside every field of the bloc. */
 export type RecordView = Record<string, string | number>;
@@ -10,6 +11,6 @@ export function recordView(bloc: Bloc, record: StoredRecord): RecordView {
     user_id: record.userId,
     service_entry_row_id: record.id,
   };
-  for (const field of bloc.fields) view[field.slug] = record.values[field.slug] ?? "";
+  for (const field of bloc.fields) view[field.slug] = ownValue(record.values, field.slug) ?? "";
   return view;
 }

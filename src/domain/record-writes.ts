@@ -4,7 +4,9 @@ import { profileSlugsOf } from "./counters.js";
 import { uniqueViolation } from "./field-rules.js";
 import { STATUS_KEY, type Field, type RecordFilter, type ScanLimitPeriod, type StoredRecord } from "./model.js";
 import { countSince } from "./record-queries.js";
+import { historyOf, type Actor } from "./history.js";
 import type { NewFile, NewRecord, StoreReads, Tx, ValueLookup } from "../store/store.js";
+import { ownValue } from "./values.js";
 
 /**
  * How records are written, the same on every engine: every check that must hold under
@@ -117,7 +119,7 @@ export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan):
   const replacements: Replacement[] = [];
   for (const item of plan.autogenerate) replacements.push(...(await autogenerate(tx, blocId, item, values)));
   for (const field of plan.unique) {
-    const value = values[field.slug];
+    const value = ownValue(values, field.slug);
     if (value !== undefined && value !== "" && await taken(tx, blocId, { slug: field.slug, value })) {
       throw uniqueViolation(field, value);
     }
@@ -156,9 +158,9 @@ async function checkUnique(tx: Tx, blocId: string, before: readonly StoredRecord
     const seen = new Set<string>();
     for (const record of before) {
       const after: Record<string, string> = { ...record.values, ...fields };
-      const value = after[key.field.slug] ?? "";
+      const value = ownValue(after, key.field.slug) ?? "";
       if (value === "") continue;
-      const group = key.groupBy === null ? undefined : { slug: key.groupBy, value: after[key.groupBy] ?? "" };
+      const group = key.groupBy === null ? undefined : { slug: key.groupBy, value: ownValue(after, key.groupBy) ?? "" };
       const identity = JSON.stringify([group?.value ?? null, value]);
       if (seen.has(identity)) throw uniqueViolation(key.field, value);
       seen.add(identity);
@@ -170,22 +172,24 @@ async function checkUnique(tx: Tx, blocId: string, before: readonly StoredRecord
 
 /**
  * Sets `values` (field slugs, or `submitted_status`) on every record the filter selects;
- * returns their IDs ascending. A value of a unique key already held by another record,
- * or set on several, throws RuleViolationError and changes nothing.
+ * returns their IDs ascending. A value of a unique key already held by a record the
+ * update does not touch, or set on several, throws RuleViolationError (the same refusal
+ * either way) and changes nothing. What changed in each record enters its history, as
+ * made by `actor`.
  */
 export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readonly<Record<string, string>>,
-  unique: readonly UniqueKey[]): Promise<number[]> {
+  unique: readonly UniqueKey[], actor: Actor): Promise<number[]> {
   await tx.lockBloc(filter.blocId);
   const { [STATUS_KEY]: status, ...fields } = values;
   const before = await tx.findRecords(filter);
   if (before.length === 0) return [];
-  const affected = unique.filter((k) => k.field.slug in fields || (k.groupBy !== null && k.groupBy in fields));
+  const affected = unique.filter((k) => Object.hasOwn(fields, k.field.slug) || (k.groupBy !== null && Object.hasOwn(fields, k.groupBy)));
   if (affected.length > 0) await checkUnique(tx, filter.blocId, before, fields, affected);
   // The old values leave the counters and the new ones enter, in this transaction.
   const slugs = await profileSlugs(tx, filter.blocId);
   for (const record of before) {
     const counted = { ...record, blocId: filter.blocId };
-    const changed = Object.entries(fields).filter(([slug, value]) => (record.values[slug] ?? "") !== value);
+    const changed = Object.entries(fields).filter(([slug, value]) => (ownValue(record.values, slug) ?? "") !== value);
     if (changed.some(([slug]) => slugs.includes(slug))) {
       // The record moves between profile segments: it leaves them whole and enters the new ones whole.
       tx.counters.add(counted, slugs, -1);
@@ -193,10 +197,11 @@ export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readon
       continue;
     }
     for (const [slug, value] of changed) {
-      tx.counters.addValue(counted, slugs, slug, record.values[slug] ?? "", -1);
+      tx.counters.addValue(counted, slugs, slug, ownValue(record.values, slug) ?? "", -1);
       tx.counters.addValue(counted, slugs, slug, value, 1);
     }
   }
+  await tx.insertHistory(filter.blocId, historyOf(before, fields, status, actor));
   return tx.updateValues(filter, fields, status === undefined ? undefined : Number(status));
 }
 

@@ -18,9 +18,28 @@ export function reportJson(report: Report): Readable {
   return Readable.from(chunks(), { objectMode: false });
 }
 
+/**
+ * Characters XML 1.0 forbids (C0 controls but tab, line feed and carriage return;
+ * U+FFFE, U+FFFF; lone surrogates). One of them in a cell makes the whole workbook
+ * unreadable, so each becomes U+FFFD REPLACEMENT CHARACTER.
+ */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** The most characters an Excel cell holds; Excel repairs (and cuts) a workbook with longer text. */
+export const CELL_MAX = 32_767;
+
+/** Text as a workbook may hold it: XML-forbidden characters replaced, cut to CELL_MAX without splitting a pair. */
+export function cellText(text: string): string {
+  let cleaned = text.replace(NOT_XML, "\uFFFD");
+  if (cleaned.length > CELL_MAX) {
+    cleaned = cleaned.slice(0, CELL_MAX);
+    if (/[\uD800-\uDBFF]$/.test(cleaned)) cleaned = cleaned.slice(0, -1);
+  }
+  return cleaned;
+}
+
 /** Excel limits sheet names to 31 characters and forbids a few. */
 function sheetName(name: string): string {
-  const cleaned = name.replace(/[[\]:*?/\\]/g, " ").trim().slice(0, 31);
+  const cleaned = cellText(name).replace(/[[\]:*?/\\]/g, " ").trim().slice(0, 31).replace(/[\uD800-\uDBFF]$/, "");
   return cleaned === "" ? "Report" : cleaned;
 }
 
@@ -62,12 +81,13 @@ export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Re
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: output, useStyles: false, useSharedStrings: false });
   const sheet = workbook.addWorksheet(sheetName(report.bloc.name));
   const write = async (): Promise<void> => {
-    sheet.addRow(report.columns.map((c) => c.header)).commit();
+    sheet.addRow(report.columns.map((c) => cellText(c.header))).commit();
     for await (const batch of report.rows) {
       for (const json of batch) {
         const row = JSON.parse(json) as Record<string, string>;
         sheet.addRow(report.columns.map((c) => {
-          const value = row[c.key] ?? "";
+          // Own keys only: a column named "toString" must not find Object's.
+          const value = cellText(Object.hasOwn(row, c.key) ? row[c.key]! : "");
           return c.file && value !== "" ? { text: value, hyperlink: fileUrl(value) } : value;
         })).commit();
       }

@@ -2,7 +2,7 @@ import { InvalidInputError } from "./errors.js";
 import type { Bloc, MatchCondition, Order, RecordCursor, RecordFilter } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import type { RowColumn } from "../store/store.js";
+import type { ProjectedRow, RowColumn } from "../store/store.js";
 import { requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
 import { listRows } from "./record-queries.js";
@@ -23,8 +23,15 @@ const TRAILING: readonly ReportColumn[] = [
   { key: "date_stamp", source: "date_stamp", header: "Date", file: false },
 ];
 
-/** Rows streamed to report writers in batches of this many; bounds memory per request. */
+/**
+ * Rows go to report writers in batches of at most this many rows and this many bytes
+ * (a row longer than that goes alone), which bounds a report's memory whatever the
+ * records hold.
+ */
 const BATCH = 1000;
+export const BATCH_BYTES = 8 * 1024 * 1024;
+/** Values one filterDataToQuery list may hold. */
+export const MAX_FILTER_VALUES = 10_000;
 
 export interface ReportInput {
   readonly blocId: string;
@@ -69,28 +76,38 @@ function matchConditions(bloc: Bloc, filter: Readonly<Record<string, readonly un
     if (!bloc.fields.some((f) => f.slug === slug)) {
       throw new InvalidInputError(`filterDataToQuery names "${slug}", which is not a field of this bloc`);
     }
+    if (values.length > MAX_FILTER_VALUES) {
+      throw new InvalidInputError(`filterDataToQuery.${slug} lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`);
+    }
     return { key: slug, values: values.map((v) => toStoredValue(`filterDataToQuery.${slug}`, v)) };
   });
 }
 
-async function* batches(
-  ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[],
-): AsyncGenerator<readonly string[]> {
-  let after: RecordCursor | undefined;
-  for (;;) {
-    const batch = await listRows(ctx.store, filter, { order, limit: BATCH, offset: 0, after }, columns);
-    yield batch.map((row) => row.json);
-    const last = batch[batch.length - 1];
-    if (batch.length < BATCH || !last) return;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
+/** Where the next batch starts, and how many rows are left to read (Infinity: all). */
+interface Position {
+  readonly offset: number;
+  readonly after: RecordCursor | undefined;
+  readonly left: number;
 }
 
-async function* onePage(
-  ctx: Context, filter: RecordFilter, order: Order, page: { number: number; size: number }, columns: readonly ReportColumn[],
+function nextBatch(ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[], at: Position): Promise<ProjectedRow[]> {
+  return listRows(ctx.store, filter, {
+    order, limit: Math.min(BATCH, at.left), offset: at.offset, after: at.after, maxBytes: BATCH_BYTES,
+  }, columns);
+}
+
+/** The rows from `first` (already read) on, batch after batch, until `left` rows were given or none are left. */
+async function* rowsFrom(
+  ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[], first: readonly ProjectedRow[], left: number,
 ): AsyncGenerator<readonly string[]> {
-  const rows = await listRows(ctx.store, filter, { order, limit: page.size, offset: (page.number - 1) * page.size }, columns);
-  yield rows.map((row) => row.json);
+  let batch = first;
+  while (batch.length > 0) {
+    yield batch.map((row) => row.json);
+    left -= batch.length;
+    const last = batch[batch.length - 1]!;
+    if (left <= 0) return;
+    batch = await nextBatch(ctx, filter, order, columns, { offset: 0, after: { createdAt: last.createdAt, id: last.id }, left });
+  }
 }
 
 export async function buildReport(ctx: Context, principal: Principal, input: ReportInput): Promise<Report> {
@@ -99,6 +116,10 @@ export async function buildReport(ctx: Context, principal: Principal, input: Rep
   const filter: RecordFilter = {
     blocId: bloc.id, visibility, ...input.window, match: matchConditions(bloc, input.filter),
   };
-  const rows = input.page ? onePage(ctx, filter, input.order, input.page, columns) : batches(ctx, filter, input.order, columns);
-  return { bloc, columns, rows };
+  const start: Position = input.page
+    ? { offset: (input.page.number - 1) * input.page.size, after: undefined, left: input.page.size }
+    : { offset: 0, after: undefined, left: Infinity };
+  // The first batch is read now, before any header is sent: a failure then is an error answer, not a cut-off body.
+  const first = await nextBatch(ctx, filter, input.order, columns, start);
+  return { bloc, columns, rows: rowsFrom(ctx, filter, input.order, columns, first, start.left) };
 }

@@ -3,51 +3,68 @@ import multipart from "@fastify/multipart";
 import swagger from "@fastify/swagger";
 import "./fastify-types.js";
 import type { Context } from "../domain/context.js";
+import { UnsupportedMediaTypeError } from "../domain/errors.js";
 import { requireAdmin, requireUser } from "./auth.js";
-import { BODY_LIMIT, installJsonParser } from "./body.js";
+import { installBodyParser } from "./body.js";
+import { closeUnread } from "./close.js";
+import { hasBoundary } from "./content-type.js";
 import { installErrorHandler } from "./error-handler.js";
+import { installRateLimit } from "./rate-limit.js";
 import { addDataRoute } from "./routes/add-data.js";
 import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
+import { adminHistoryRoutes } from "./routes/admin-history.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
 import { getDataRoute } from "./routes/get-data.js";
+import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
+import { serverOptions, type AppOptions } from "./server-options.js";
 
-export interface AppOptions {
-  readonly debug: boolean;
-  readonly logLevel: string;
-  readonly maxFileBytes: number;
-}
+export type { AppOptions };
 
 /** The whole HTTP surface on one screen. Building does not listen; main.ts and tests do. */
 export async function buildApp(ctx: Context, options: AppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    logger: { level: options.logLevel },
-    bodyLimit: BODY_LIMIT,
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
-  });
+  const app = Fastify(serverOptions(options));
   app.decorateRequest("principal", null);
-  installJsonParser(app);
-  installErrorHandler(app, { debug: options.debug });
+  installBodyParser(app, options);
+  installErrorHandler(app, options);
   await app.register(multipart, {
-    limits: { fileSize: options.maxFileBytes, files: 20, fields: 50, fieldSize: BODY_LIMIT, parts: 100 },
+    limits: {
+      fileSize: options.maxFileBytes, fieldSize: options.maxBodyBytes,
+      parts: options.maxParts, files: options.maxParts, fields: options.maxParts,
+    },
   });
   await app.register(swagger, {
     openapi: { info: { title: "Bloc Data Service", version: "1" } },
   });
+  await installRateLimit(app, ctx.store, options.rateLimit ?? 0);
 
-  // The pid tells which process of a WORKERS=N cluster answered.
-  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok", pid: process.pid }));
+  app.addHook("onSend", async (request, reply) => {
+    void reply.header("x-request-id", request.id);
+    closeUnread(request, reply);
+  });
+  // Multipart bodies are streamed by the one route that takes them; any other refuses them unread.
+  app.addHook("preValidation", async (request) => {
+    if (request.is404 || !request.isMultipart()) return;
+    if (!request.routeOptions.config.multipart) {
+      throw new UnsupportedMediaTypeError("multipart/form-data is accepted by add-data only; send application/json");
+    }
+    if (!hasBoundary(request.headers["content-type"])) {
+      throw new UnsupportedMediaTypeError("multipart/form-data needs a boundary parameter");
+    }
+  });
+
+  healthRoutes(app, ctx);
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (scope) => {
     requireUser(scope, ctx);
-    addDataRoute(scope, ctx);
-    getDataRoute(scope, ctx);
-    getDataReportRoute(scope, ctx);
+    addDataRoute(scope, ctx, options);
+    getDataRoute(scope, ctx, options.maxResultLimit);
+    getDataReportRoute(scope, ctx, options.maxReportPage);
     updateRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
     filesRoute(scope, ctx);
@@ -58,6 +75,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     adminUserRoutes(scope, ctx);
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
+    adminHistoryRoutes(scope, ctx);
   });
   return app;
 }

@@ -1,11 +1,37 @@
+import type { IncomingMessage } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { MalformedBodyError, PayloadTooLargeError } from "../domain/errors.js";
+import {
+  MalformedBodyError, PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError,
+} from "../domain/errors.js";
 import { isPlainObject } from "../domain/values.js";
+import { bodyKind, JSON_TYPES_TEXT } from "./content-type.js";
 import type { Params } from "./params.js";
 
-export const BODY_LIMIT = 1024 * 1024;
+export interface BodyLimits {
+  /** BLOC_MAX_BODY_BYTES. */
+  readonly maxBodyBytes: number;
+  /** BLOC_REQUEST_TIMEOUT_MS: the time a body has to arrive once its headers are read. */
+  readonly requestTimeoutMs: number;
+}
 
-function parseJson(text: string): unknown {
+/** The one text of a 413 for a body over the limit, whatever the endpoint, method or content type. */
+export function tooLarge(limit: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`The request body is larger than ${limit} bytes (BLOC_MAX_BODY_BYTES)`);
+}
+
+export function tooSlow(timeoutMs: number): RequestTimeoutError {
+  return new RequestTimeoutError(`The request body did not arrive within ${timeoutMs} ms (BLOC_REQUEST_TIMEOUT_MS)`);
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+function parseJson(bytes: Buffer): unknown {
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw new MalformedBodyError("The request body is not valid UTF-8");
+  }
   if (text.trim() === "") return undefined;
   try {
     return JSON.parse(text);
@@ -14,33 +40,66 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** Whether the request announces a body at all (a length above zero, or chunks). */
+export function hasBody(raw: IncomingMessage): boolean {
+  const length = raw.headers["content-length"];
+  return raw.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
 /**
- * JSON bodies are parsed here rather than by Fastify so that a bad one becomes a
- * MalformedBodyError, worded per endpoint like every other failure. Plain-text
- * bodies are read as JSON too: some clients send JSON without a content type.
+ * Reads a whole body, refusing it as soon as it passes the size limit or its deadline:
+ * a client trickling bytes, or sending gigabytes, is answered (413 or 408) without the
+ * server waiting or holding more than the limit. What is left unread is dealt with by
+ * closeUnread (close.ts) once the answer is out.
  */
-export function installJsonParser(app: FastifyInstance): void {
-  app.removeContentTypeParser(["application/json", "text/plain"]);
-  app.addContentTypeParser(["application/json", "text/plain"], { parseAs: "string" }, (_request, body, done) => {
-    try {
-      done(null, parseJson(body as string));
-    } catch (error) {
-      done(error as Error);
-    }
+function readBody(payload: NodeJS.ReadableStream, raw: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
+  const declared = Number(raw.headers["content-length"]);
+  if (declared > limits.maxBodyBytes) return Promise.reject(tooLarge(limits.maxBodyBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (error: Error | null): void => {
+      clearTimeout(timer);
+      payload.removeListener("data", onData);
+      payload.removeListener("end", onEnd);
+      payload.removeListener("error", onError);
+      if (error) reject(error); else resolve(Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer | string): void => {
+      const buffer = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      size += buffer.length;
+      if (size > limits.maxBodyBytes) { finish(tooLarge(limits.maxBodyBytes)); return; }
+      chunks.push(buffer);
+    };
+    const onEnd = (): void => finish(null);
+    const onError = (error: Error): void => finish(error);
+    const timer = setTimeout(() => finish(tooSlow(limits.requestTimeoutMs)), limits.requestTimeoutMs);
+    payload.on("data", onData);
+    payload.on("end", onEnd);
+    payload.on("error", onError);
+    payload.resume();
   });
 }
 
-/** Fastify never reads a GET body, yet the spec's clients send one; read it from the raw stream. */
-async function readGetBody(request: FastifyRequest): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request.raw) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > BODY_LIMIT) throw new PayloadTooLargeError(`The request body is larger than ${BODY_LIMIT} bytes`);
-    chunks.push(buffer);
-  }
-  return parseJson(Buffer.concat(chunks).toString("utf8"));
+/**
+ * Every body Fastify hands over that is not multipart/form-data (which @fastify/multipart
+ * marks for add-data to stream) comes here, GET bodies included: the spec's GET endpoints
+ * take a JSON body. JSON types and a body without a content type are read as JSON; any
+ * other type is refused with 415 before a byte of it is read.
+ */
+export function installBodyParser(app: FastifyInstance, limits: BodyLimits): void {
+  // GET bodies go through the same parsers, limit and deadline as POST bodies.
+  app.addHttpMethod("GET", { hasBody: true, overrideExisting: true });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", (request, payload, done) => {
+    // An unknown route answers 404 whatever it was sent; an empty body has no type to refuse.
+    if (request.is404 || !hasBody(request.raw)) { done(null, undefined); return; }
+    if (bodyKind(request.headers["content-type"]) !== "json") {
+      done(new UnsupportedMediaTypeError(`Unsupported content type; send ${JSON_TYPES_TEXT}`), undefined);
+      return;
+    }
+    readBody(payload, request.raw, limits).then(parseJson).then((body) => done(null, body), (error: Error) => done(error, undefined));
+  });
 }
 
 function asObject(body: unknown): Params {
@@ -58,7 +117,6 @@ export function bodyParams(request: FastifyRequest): Params {
  * Parameters of a read endpoint: the query string overlaid by the JSON body (GET or
  * POST), so that clients and proxies that drop GET bodies can still ask.
  */
-export async function readParams(request: FastifyRequest): Promise<Params> {
-  const body = request.method === "GET" || request.method === "HEAD" ? await readGetBody(request) : request.body;
-  return { ...(request.query as Params), ...asObject(body) };
+export function readParams(request: FastifyRequest): Params {
+  return { ...(request.query as Params), ...asObject(request.body) };
 }

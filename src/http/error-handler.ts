@@ -2,19 +2,33 @@ import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
 import {
   InvalidInputError, PayloadTooLargeError, ServiceError, UnsupportedMediaTypeError,
 } from "../domain/errors.js";
+import { tooLarge } from "./body.js";
+import { JSON_TYPES_TEXT } from "./content-type.js";
 import { errorReply, internalErrorReply, type Endpoint } from "./error-shapes.js";
+
+export interface ErrorHandlerOptions {
+  readonly debug: boolean;
+  readonly maxBodyBytes: number;
+  readonly maxParts: number;
+}
 
 function endpointOf(request: FastifyRequest): Endpoint {
   return request.routeOptions.config.endpoint ?? "public";
 }
 
-/** Fastify's own refusals of what a client sent, as the domain's error kinds. */
-function asServiceError(error: FastifyError): ServiceError | undefined {
+const PART_LIMITS = new Set(["FST_PARTS_LIMIT", "FST_FILES_LIMIT", "FST_FIELDS_LIMIT"]);
+
+/** Fastify's and @fastify/multipart's refusals of what a client sent, as the domain's error kinds. */
+function asServiceError(error: FastifyError, options: ErrorHandlerOptions): ServiceError | undefined {
   if (error instanceof ServiceError) return error;
   if (error.validation) return new InvalidInputError(error.message);
-  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) return new PayloadTooLargeError(error.message);
+  if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return tooLarge(options.maxBodyBytes);
+  if (PART_LIMITS.has(error.code)) {
+    return new PayloadTooLargeError(`The upload has more than ${options.maxParts} parts (BLOC_MAX_PARTS)`);
+  }
+  if (error.statusCode === 413) return new PayloadTooLargeError(error.message);
   if (error.code === "FST_ERR_CTP_INVALID_MEDIA_TYPE") {
-    return new UnsupportedMediaTypeError(`${error.message}; send application/json`);
+    return new UnsupportedMediaTypeError(`${error.message}; send ${JSON_TYPES_TEXT}`);
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) return new InvalidInputError(error.message);
@@ -29,10 +43,11 @@ function debugFields(error: Error): Record<string, string> {
 }
 
 /** The one place where failures become HTTP answers, in the spec's per-endpoint shapes. */
-export function installErrorHandler(app: FastifyInstance, options: { debug: boolean }): void {
+export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const endpoint = endpointOf(request);
-    const known = asServiceError(error);
+    const known = asServiceError(error, options);
+    // Logged as class, code and stack only (logging.ts): the message may quote values.
     if (!known) request.log.error({ err: error }, "request failed");
     const { status, body } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
     // The route may have set another type (a file, a report) before failing.

@@ -6,7 +6,7 @@ export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-rec
 type Key = "error" | "message";
 
 interface Shape {
-  /** Key for 400s from bad parameters, 404, 409, 413, 415 and 500. */
+  /** Key for 400s from bad parameters, 404, 408, 409, 413, 415 and 500. */
   readonly failure: Key;
   /** Key for a body that is not JSON (the spec's get-data answers this one with `message`). */
   readonly malformed: Key;
@@ -60,8 +60,11 @@ const STATUS: Readonly<Record<string, number>> = {
   "admin-only": 403,
   "not-found": 404,
   conflict: 409,
+  "request-timeout": 408,
   "payload-too-large": 413,
   "unsupported-media-type": 415,
+  "idempotency-mismatch": 422,
+  "rate-limited": 429,
 };
 
 /** Status and body for a known failure on an endpoint. */

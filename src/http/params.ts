@@ -1,5 +1,5 @@
 import { InvalidInputError, MissingParameterError } from "../domain/errors.js";
-import { isPlainObject } from "../domain/values.js";
+import { describeValue, isPlainObject, MAX_ID_LENGTH } from "../domain/values.js";
 
 /**
  * Readers for the spec's loosely typed parameters. Clients send IDs as strings or
@@ -12,13 +12,26 @@ export function present(value: unknown): boolean {
   return value !== undefined && value !== null && !(typeof value === "string" && value.trim() === "");
 }
 
+/** An ID as sent: a string, or a whole number read as its decimal string; never longer than MAX_ID_LENGTH. */
+function idOf(name: string, value: unknown): string {
+  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+  if (typeof value !== "string") throw new InvalidInputError(`${name} must be a string or a whole number`);
+  const id = value.trim();
+  if (id.length > MAX_ID_LENGTH) throw new InvalidInputError(`${name} is longer than ${MAX_ID_LENGTH} characters`);
+  return id;
+}
+
 /** A bloc ID: a non-blank string, or a whole number read as its decimal string. */
 export function requiredId(params: Params, name: string): string {
   const value = params[name];
   if (!present(value)) throw new MissingParameterError(`${name} is required`);
-  if (typeof value === "string") return value.trim();
-  if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
-  throw new InvalidInputError(`${name} must be a string or a whole number`);
+  return idOf(name, value);
+}
+
+/** An ID that may be left out (jobID); null when absent. */
+export function optionalId(params: Params, name: string): string | null {
+  const value = params[name];
+  return present(value) ? idOf(name, value) : null;
 }
 
 export function optionalString(params: Params, name: string): string | null {
@@ -49,7 +62,7 @@ export function integer(params: Params, name: string, range: { min: number; max:
   if (!present(value)) return range.fallback;
   const number = typeof value === "string" && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
   if (typeof number !== "number" || !Number.isInteger(number) || number < range.min || number > range.max) {
-    throw new InvalidInputError(`${name} must be a whole number from ${range.min} to ${range.max}, got ${JSON.stringify(value)}`);
+    throw new InvalidInputError(`${name} must be a whole number from ${range.min} to ${range.max}, got ${describeValue(value)}`);
   }
   return number;
 }
@@ -62,5 +75,5 @@ export function flag(params: Params, name: string, fallback: boolean): boolean {
   if (!present(value)) return fallback;
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;
-  throw new InvalidInputError(`${name} must be true or false, got ${JSON.stringify(value)}`);
+  throw new InvalidInputError(`${name} must be true or false, got ${describeValue(value)}`);
 }

@@ -32,6 +32,7 @@ export abstract class BaseStore {
   holders(...a: Parameters<StoreReads["holders"]>): ReturnType<StoreReads["holders"]> { return this.direct.holders(...a); }
   lastSequence(...a: Parameters<StoreReads["lastSequence"]>): ReturnType<StoreReads["lastSequence"]> { return this.direct.lastSequence(...a); }
   valuesWithPrefix(...a: Parameters<StoreReads["valuesWithPrefix"]>): ReturnType<StoreReads["valuesWithPrefix"]> { return this.direct.valuesWithPrefix(...a); }
+  recordHistory(...a: Parameters<StoreReads["recordHistory"]>): ReturnType<StoreReads["recordHistory"]> { return this.direct.recordHistory(...a); }
 
   createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.transaction((tx) => tx.createUser(name, role, createdAt)); }
   setProfile(userId: string, profile: readonly string[]): Promise<void> { return this.transaction((tx) => tx.setProfile(userId, profile)); }

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { syncFile, syncFolder } from "./fsync.js";
 
 /** Content streamed to a temporary file and hashed, not yet in place. */
 export interface ReceivedContent {
@@ -39,6 +40,8 @@ export class FileBlobs {
     });
     try {
       await pipeline(content, measure, fs.createWriteStream(temporary, { flags: "wx" }));
+      // On disk before the record that refers to it can be committed (and answered).
+      await syncFile(temporary);
     } catch (error) {
       await fs.promises.rm(temporary, { force: true });
       throw error;
@@ -49,9 +52,13 @@ export class FileBlobs {
   /** Moves received content into place; identical content already there is kept and the copy dropped. */
   async place(content: ReceivedContent): Promise<void> {
     const target = this.pathOf(content.sha256);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    const folder = path.dirname(target);
+    const created = await fs.promises.mkdir(folder, { recursive: true });
     // rename replaces atomically, so a concurrent identical upload can only ever see whole content.
     await fs.promises.rename(content.temporary, target);
+    // A rename is durable once its folder is synced (and a new folder once its parent is).
+    await syncFolder(folder);
+    if (created !== undefined) await syncFolder(this.dir);
   }
 
   async discard(content: ReceivedContent): Promise<void> {
@@ -62,6 +69,11 @@ export class FileBlobs {
   async open(sha256: string): Promise<fs.ReadStream> {
     const handle = await fs.promises.open(this.pathOf(sha256));
     return handle.createReadStream();
+  }
+
+  /** The size of stored content; fails (ENOENT) if it is missing. */
+  async size(sha256: string): Promise<number> {
+    return (await fs.promises.stat(this.pathOf(sha256))).size;
   }
 
   removeNow(sha256: string): void {

@@ -1,8 +1,17 @@
+/** Entries a cache keeps at most; past this, loads are answered but not kept. */
+export const CACHE_ENTRIES = 10_000;
+/** Keys longer than this are never kept: a real bloc ID, token hash or pair of IDs is far shorter. */
+export const CACHE_KEY_MAX = 256;
+
 /**
  * Blocs, tokens and access facts as last read, valid while the store's generation
  * number (bumped by database triggers on every change to them, by any process) stays
  * the same. Every request still sees every change, at the price of one tiny read per
  * turn of the event loop instead of several joins per request. The same for every engine.
+ *
+ * Bounded whatever clients send: callers keep only what exists (an unknown bloc ID or
+ * token hash is answered, not kept), no key longer than CACHE_KEY_MAX is kept, and at
+ * most CACHE_ENTRIES entries are.
  */
 export class GenerationCache {
   private readonly entries = new Map<string, unknown>();
@@ -11,7 +20,7 @@ export class GenerationCache {
   private checked: Promise<void> | undefined;
 
   /** `read` fetches the current generation number from the store. */
-  constructor(private readonly read: () => Promise<number>, private readonly maxEntries = 10_000) {}
+  constructor(private readonly read: () => Promise<number>, private readonly maxEntries = CACHE_ENTRIES) {}
 
   /** The value under `key`, loaded when absent or stale; `keep` false leaves a loaded value out of the cache. */
   async get<T>(key: string, load: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
@@ -24,8 +33,13 @@ export class GenerationCache {
     await this.checked;
     if (this.entries.has(key)) return this.entries.get(key) as T;
     const value = await load();
-    if (keep(value) && this.entries.size < this.maxEntries) this.entries.set(key, value);
+    if (key.length <= CACHE_KEY_MAX && this.entries.size < this.maxEntries && keep(value)) this.entries.set(key, value);
     return value;
+  }
+
+  /** Entries kept now. */
+  get size(): number {
+    return this.entries.size;
   }
 
   /** Called by every write to users, tokens, blocs or access: the next lookup reads the generation afresh. */

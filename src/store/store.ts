@@ -39,6 +39,13 @@ export interface Page {
 /** A page of records: by offset, or (for streaming) strictly after a position, then by offset. */
 export interface RowPage extends Page {
   readonly after?: RecordCursor | undefined;
+  /**
+   * Stops before the record that would take the page past this many bytes (of the
+   * records' data as JSON text, or of the projected rows), so that old records of any
+   * size cannot make a page hold more; the first record is always returned. The caller
+   * tells a cut page from a short one by the count, or reads on after its last record.
+   */
+  readonly maxBytes?: number | undefined;
 }
 
 /** What decides a user's rights on one bloc. */
@@ -60,8 +67,14 @@ export interface ProjectedRow extends RecordCursor {
   readonly json: string;
 }
 
-/** Field slug → value → number of records holding it. */
-export type ValueCounts = Record<string, Record<string, number>>;
+/**
+ * One value of a field and the number of records holding it. A value longer than
+ * LISTED_VALUE_MAX characters (domain/field-counts.ts) comes back as null: its text is
+ * neither read into memory nor listed.
+ */
+export type ValueCount = readonly [value: string | null, n: number];
+/** Field slug → its values, most frequent first, ties by value in code-point order. */
+export type ValueCounts = ReadonlyMap<string, readonly ValueCount[]>;
 
 /** Records of some counter segments on one day (`YYYY-MM-DD`). */
 export interface DayCount {
@@ -79,6 +92,34 @@ export interface ValueLookup {
   readonly group?: { readonly slug: string; readonly value: string } | undefined;
 }
 
+/** What one update changed in one record: field slug (or `submitted_status`) → its value before and after. */
+export type Changes = Readonly<Record<string, { readonly from: string; readonly to: string }>>;
+
+/** One update of one record, as its history keeps it. */
+export interface HistoryEntry {
+  readonly recordId: number;
+  /** `YYYY-MM-DD HH:MM:SS` in the service's time zone, like `created_at`. */
+  readonly at: string;
+  readonly userId: string;
+  /** The token the update was made through; null when made without one. */
+  readonly tokenId: string | null;
+  readonly changes: Changes;
+}
+
+/** An add-data that succeeded under an Idempotency-Key, kept to answer its repeats. */
+export interface IdempotencyEntry {
+  readonly userId: string;
+  /** SHA-256 of the key, hex: the key itself is never stored. */
+  readonly keyHash: string;
+  /** SHA-256 of the canonical request, hex (domain/idempotency.ts). */
+  readonly requestHash: string;
+  readonly recordId: number;
+  /** The answer's `autogenerateReplacements`, as JSON text. */
+  readonly replacements: string;
+  /** When it was kept, in milliseconds since the epoch. */
+  readonly createdMs: number;
+}
+
 /**
  * The tables an instance consists of, parents before children: what `bloc-data copy`
  * moves. Rows travel in a canonical shape (SQLite's column names; integers as numbers;
@@ -86,10 +127,24 @@ export interface ValueLookup {
  */
 export const TABLES = [
   "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
-  "records", "sequences", "files", "day_counts", "value_totals",
+  "records", "sequences", "files", "day_counts", "value_totals", "record_history", "idempotency_keys",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 export type Row = Record<string, string | number | null>;
+
+/** Rows of the tables, read as `Store.exportRows` reads them. */
+export interface RowSource {
+  /** Rows of a table in primary-key order, after `after` (a row's key columns), at most `limit`. */
+  exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]>;
+}
+
+/** What an engine does to make an answered write survive a crash or a power cut, as it reads its own settings. */
+export interface Durability {
+  /** The settings durability depends on, by name, as in force for the service's own connections. */
+  readonly settings: Readonly<Record<string, string>>;
+  /** One sentence per setting that weakens durability: what it risks and how to fix it. */
+  readonly warnings: readonly string[];
+}
 
 /**
  * Reads every engine answers, alike inside a transaction, a snapshot or on their own.
@@ -125,14 +180,17 @@ export interface StoreReads {
   /**
    * Value counts of the given fields over the records the filter selects, counted from
    * the records; empty values are not counted. Per field the `limit` most frequent (all
-   * when 0), most frequent first, ties by value in code-point order.
+   * when 0), most frequent first, ties by value in code-point order; long values as null.
    */
   tallyValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
 
   /** Records per day (ascending) summed over the segments, from the counters; days with none are absent. */
   dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]>;
-  /** The `limit` (all when 0) most frequent values of a field summed over the segments, from the counters. */
-  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]>;
+  /**
+   * The `limit` (all when 0) most frequent values of a field summed over the segments,
+   * from the counters; long values as null (ValueCount).
+   */
+  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]>;
   /** How many records of one segment hold one of `values` in `slug`, from the counters. */
   valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number>;
 
@@ -145,6 +203,9 @@ export interface StoreReads {
    * code-point order, after `after` (from the start when null), at most `limit`.
    */
   valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]>;
+
+  /** The history of one record of a bloc, oldest first; undefined when the bloc has no such record. */
+  recordHistory(blocId: string, recordId: number): Promise<HistoryEntry[] | undefined>;
 }
 
 /** Changes to users, tokens, blocs and access; each is atomic on its own. */
@@ -192,6 +253,18 @@ export interface Tx extends StoreReads, ConfigWrites {
    * status when given; returns their IDs ascending.
    */
   updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]>;
+  /** Adds one entry per changed record to the records' history. */
+  insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void>;
+  /**
+   * Holds a user's idempotency key until the transaction ends, across processes. False
+   * when another transaction holds it: the caller ends this one and tries again, rather
+   * than wait while holding other locks (a group commit holds a bloc's).
+   */
+  claimIdempotencyKey(userId: string, keyHash: string): Promise<boolean>;
+  /** The entry kept for a user's key, unless it was kept before `notBefore` (ms since the epoch). */
+  findIdempotencyKey(userId: string, keyHash: string, notBefore: number): Promise<IdempotencyEntry | undefined>;
+  /** Keeps an entry, replacing an expired one of the same user and key. */
+  saveIdempotencyKey(entry: IdempotencyEntry): Promise<void>;
   /** Raises the saved counter of an autogenerate template to at least `last`. */
   saveSequence(blocId: string, slug: string, template: SequenceTemplate, last: number): Promise<void>;
   /** Deletes a bloc's counters (before they are rebuilt). */
@@ -241,12 +314,32 @@ export interface Store extends StoreReads, ConfigWrites {
    */
   releaseContent(hold: string, sha256: string, remove: () => void): Promise<void>;
 
+  /** Deletes idempotency entries kept before `before` (ms since the epoch); returns how many. */
+  purgeIdempotencyKeys(before: number): Promise<number>;
+  /**
+   * Counts one request of a token in a time window (a window number: milliseconds since
+   * the epoch divided by the window's length) and returns the window's count so far,
+   * this one included. PostgreSQL counts in the database, for every process; SQLite in
+   * the process (a count per request would cost a write to the file).
+   */
+  countRequest(tokenId: string, window: number): Promise<number>;
+
   /** Rows of a table in primary-key order, after `after` (a row's key columns), at most `limit`. */
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]>;
   /** Inserts rows as they are (IDs kept) into an instance being filled by a copy; key sequences move past them. */
   importRows(table: TableName, rows: readonly Row[]): Promise<void>;
   /** Rows in each table. */
   tableSizes(): Promise<Record<TableName, number>>;
+  /**
+   * Runs `work` over one consistent snapshot of every table while writers go on (a
+   * backup): all it reads is the state after some commit and before the next.
+   */
+  exportSnapshot<T>(work: (rows: RowSource) => Promise<T>): Promise<T>;
+  /** The engine's durability settings, and warnings for those that weaken it. */
+  durability(): Promise<Durability>;
+
+  /** Resolves when the database answers a trivial query, throws when it cannot be reached (GET /readyz). */
+  ping(): Promise<void>;
 
   close(): Promise<void>;
 }

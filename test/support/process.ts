@@ -25,6 +25,8 @@ function inheritedEnv(): NodeJS.ProcessEnv {
 export interface Running {
   readonly url: string;
   readonly child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -39,14 +41,17 @@ export function startProcess(env: Record<string, string>, cwd: string, entry = S
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => { child.kill(); reject(new Error(`no listening line in ${waitMs / 1000} s: ${output}`)); }, waitMs);
+    let listening = false;
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
       const match = /listening on (http:\/\/\S+)/.exec(output);
-      if (!match) return;
+      if (!match || listening) return;
+      listening = true;
       clearTimeout(timer);
       resolve({
         url: match[1]!,
         child,
+        output: () => output,
         stop: () => new Promise((done) => { child.once("exit", () => done()); child.kill("SIGTERM"); }),
       });
     };

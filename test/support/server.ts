@@ -40,7 +40,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     });
     ctx = await openContext(config);
     const opened = ctx;
-    const app: FastifyInstance = await buildApp(opened, { debug: config.debug, logLevel: config.logLevel, maxFileBytes: config.maxFileBytes });
+    const app: FastifyInstance = await buildApp(opened, config);
     const url = await app.listen({ port: 0, host: "127.0.0.1" });
     return {
       url, dir, ctx: opened, adminToken,

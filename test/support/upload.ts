@@ -21,7 +21,8 @@ export interface UploadReply {
  * text parts first, in the order given, then the file parts (unless `filesFirst`).
  */
 export async function postMultipart(
-  url: string, token: string, text: Record<string, string>, files: readonly FilePart[], options: { filesFirst?: boolean } = {},
+  url: string, token: string, text: Record<string, string>, files: readonly FilePart[],
+  options: { filesFirst?: boolean; headers?: Record<string, string> } = {},
 ): Promise<UploadReply> {
   const form = new FormData();
   const addText = (): void => { for (const [name, value] of Object.entries(text)) form.append(name, value); };
@@ -33,7 +34,7 @@ export async function postMultipart(
   };
   if (options.filesFirst) { addFiles(); addText(); } else { addText(); addFiles(); }
   const response = await fetch(new URL("/api/add-data", url), {
-    method: "POST", body: form, headers: { authorization: `Bearer ${token}` },
+    method: "POST", body: form, headers: { ...options.headers, authorization: `Bearer ${token}` },
   });
   const body = await response.text();
   let json: unknown;

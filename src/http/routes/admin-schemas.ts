@@ -1,6 +1,7 @@
 import type { FastifyRequest } from "fastify";
 import { Type, type TSchema } from "@sinclair/typebox";
 import { FIELD_TYPES, SCAN_LIMIT_PERIODS } from "../../domain/model.js";
+import { MAX_ID_LENGTH } from "../../domain/values.js";
 
 /** Request schemas of the admin API; Fastify validates bodies against them and the OpenAPI document lists them. */
 export const tags = ["admin"];
@@ -8,7 +9,9 @@ export const tags = ["admin"];
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Permission = Type.Union([Type.Literal("read"), Type.Literal("add"), Type.Literal("update")]);
 const Restriction = Type.Union([Type.Literal("none"), Type.Literal("own"), Type.Literal("hidden")]);
-const BlocId = Type.Union([Type.String(), Type.Integer({ minimum: 0 })]);
+/** Any ID in a path or body: longer ones name nothing and are refused (400) before a lookup. */
+export const Id = Type.String({ maxLength: MAX_ID_LENGTH });
+const BlocId = Type.Union([Id, Type.Integer({ minimum: 0 })]);
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -26,7 +29,7 @@ const Rules = {
 
 export const FieldBody = Type.Object({
   name: Name,
-  slug: Type.Optional(Type.String()),
+  slug: Type.Optional(Id),
   applyProfileFilter: Type.Optional(Type.Boolean()),
   ...Rules,
 }, { additionalProperties: false });
@@ -41,7 +44,7 @@ const Settings = {
   openToAllUsers: Type.Optional(Type.Boolean()),
   acceptingData: Type.Optional(Type.Boolean()),
   restriction: Type.Optional(Restriction),
-  moduleId: Type.Optional(Nullable(Type.Union([Type.String(), Type.Integer({ minimum: 1 })]))),
+  moduleId: Type.Optional(Nullable(Type.Union([Id, Type.Integer({ minimum: 1 })]))),
   requireJob: Type.Optional(Type.Boolean()),
   scanLimit: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   scanLimitPeriod: Type.Optional(Nullable(Type.Union(SCAN_LIMIT_PERIODS.map((p) => Type.Literal(p))))),
@@ -84,13 +87,13 @@ export const GrantBody = Type.Object({
 
 export const RestrictionBody = Type.Object({ mode: Restriction }, { additionalProperties: false });
 
-export const UserParams = Type.Object({ userId: Type.String() });
-export const TokenParams = Type.Object({ tokenId: Type.String() });
-export const BlocParams = Type.Object({ blocId: Type.String() });
-export const FieldParams = Type.Object({ blocId: Type.String(), slug: Type.String() });
-export const UserRoleParams = Type.Object({ userId: Type.String(), roleId: Type.String() });
-export const BlocUserParams = Type.Object({ blocId: Type.String(), userId: Type.String() });
-export const BlocRoleParams = Type.Object({ blocId: Type.String(), roleId: Type.String() });
+export const UserParams = Type.Object({ userId: Id });
+export const TokenParams = Type.Object({ tokenId: Id });
+export const BlocParams = Type.Object({ blocId: Id });
+export const FieldParams = Type.Object({ blocId: Id, slug: Id });
+export const UserRoleParams = Type.Object({ userId: Id, roleId: Id });
+export const BlocUserParams = Type.Object({ blocId: Id, userId: Id });
+export const BlocRoleParams = Type.Object({ blocId: Id, roleId: Id });
 
 /** Lets a body whose every key is optional be left out entirely. */
 export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {

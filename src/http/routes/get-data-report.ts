@@ -6,6 +6,7 @@ import { buildReport, type ReportInput } from "../../domain/report.js";
 import { reportJson, reportXlsx } from "../../domain/report-writers.js";
 import { currentPrincipal } from "../auth.js";
 import { readParams } from "../body.js";
+import { describeValue } from "../../domain/values.js";
 import { flag, integer, jsonObject, optionalString, present, requiredId, type Params } from "../params.js";
 
 const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -38,19 +39,20 @@ function contentDisposition(blocName: string, stamp: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-export function getDataReportRoute(app: FastifyInstance, ctx: Context): void {
+/** BLOC_MAX_REPORT_PAGE: the largest report page (`dataFilteringData.resultLimit`). */
+export function getDataReportRoute(app: FastifyInstance, ctx: Context, maxReportPage: number): void {
   app.route({
     method: ["GET", "POST"],
     url: "/api/get-data-report",
     config: { endpoint: "get-data-report" },
     schema: { summary: "A bloc's records as a JSON report or an .xlsx file (JSON body, also on GET)", tags: ["records"] },
     handler: async (request, reply) => {
-      const params = await readParams(request);
+      const params = readParams(request);
       const blocId = requiredId(params, "stationID");
       const fields = fieldsToReport(params);
       const responseType = optionalString(params, "responseType");
       if (responseType !== null && responseType !== "blob" && responseType !== "json") {
-        throw new InvalidInputError(`responseType must be "blob" (for .xlsx) or "json", got "${responseType}"`);
+        throw new InvalidInputError(`responseType must be "blob" (for .xlsx) or "json", got ${describeValue(responseType)}`);
       }
       const dates = jsonObject(params, "requestedReportData") ?? {};
       const window = parseWindow(
@@ -64,11 +66,10 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context): void {
         requiredId(filtering, "dataFilteringData.stationID") !== blocId) {
         throw new InvalidInputError("dataFilteringData.stationID differs from stationID");
       }
+      // resultLimit is checked even when, without currentPage, it is not used.
+      const size = integer(filtering, "dataFilteringData.resultLimit", { min: 1, max: maxReportPage, fallback: Math.min(1000, maxReportPage) });
       const page = present(filtering["dataFilteringData.currentPage"])
-        ? {
-          number: integer(filtering, "dataFilteringData.currentPage", { min: 1, max: MAX_PAGE, fallback: 1 }),
-          size: integer(filtering, "dataFilteringData.resultLimit", { min: 1, max: 10_000, fallback: 1000 }),
-        }
+        ? { number: integer(filtering, "dataFilteringData.currentPage", { min: 1, max: MAX_PAGE, fallback: 1 }), size }
         : undefined;
       const report = await buildReport(ctx, currentPrincipal(request), {
         blocId, fields, window, page,

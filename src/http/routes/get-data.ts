@@ -7,19 +7,19 @@ import { currentPrincipal } from "../auth.js";
 import { readParams } from "../body.js";
 import { flag, integer, requiredId } from "../params.js";
 
-export const MAX_RESULT_LIMIT = 1000;
 const MAX_PAGE = 1_000_000_000;
 
-export function getDataRoute(app: FastifyInstance, ctx: Context): void {
+/** BLOC_MAX_RESULT_LIMIT: the largest page get-data serves. */
+export function getDataRoute(app: FastifyInstance, ctx: Context, maxResultLimit: number): void {
   app.route({
     method: ["GET", "POST"],
     url: "/api/get-data",
     config: { endpoint: "get-data" },
     schema: { summary: "Read a page of a bloc's records with counts (JSON body, also on GET)", tags: ["records"] },
     handler: async (request) => {
-      const params = await readParams(request);
+      const params = readParams(request);
       const blocId = requiredId(params, "blocId");
-      const limit = integer(params, "resultLimit", { min: 1, max: MAX_RESULT_LIMIT, fallback: 10 });
+      const limit = integer(params, "resultLimit", { min: 1, max: maxResultLimit, fallback: Math.min(10, maxResultLimit) });
       const page = integer(params, "currentPage", { min: 1, max: MAX_PAGE, fallback: 1 });
       const order = flag(params, "reverse", false) ? "oldest" : "newest";
       const window = parseWindow({ from: "fromDate", to: "toDate" }, params.fromDate, params.toDate);
@@ -29,7 +29,9 @@ export function getDataRoute(app: FastifyInstance, ctx: Context): void {
       const data: Record<string, RecordView | unknown> = {};
       result.records.forEach((record, index) => { data[String(index)] = recordView(result.bloc, record); });
       data.count = result.count;
-      data.fieldCounts = result.fieldCounts;
+      data.fieldCounts = result.fieldCounts.listed;
+      // Only when a listing leaves values out (too many, too long, or past the byte budget): see README "Answer sizes".
+      if (result.fieldCounts.partial.length > 0) data.fieldCountsPartial = result.fieldCounts.partial;
       data.countLimitInfo = result.countLimitInfo;
       data.fieldNames = Object.fromEntries(result.bloc.fields.map((field) => [field.slug, field.name]));
       return { data };

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { run, type Db, type Pg } from "./driver.js";
+import { onPool, type Db, type Pg } from "./driver.js";
 import { translate } from "./errors.js";
 import { lockContent } from "./record-writes.js";
 
@@ -13,7 +13,7 @@ import { lockContent } from "./record-writes.js";
 
 async function inTransaction<T>(pool: Pg, work: (db: Db) => Promise<T>): Promise<T> {
   try {
-    return await pool.begin((tx) => work({ run: (text, params) => run(tx, text, params) })) as T;
+    return await pool.begin((tx) => work(onPool(tx))) as T;
   } catch (error) {
     throw translate(error);
   }

@@ -15,16 +15,17 @@ type PgType = "text" | "bigint" | "integer" | "jsonb";
 /** Each canonical column's type here; unlisted columns are text. */
 const TYPES: Readonly<Record<string, PgType>> = {
   id: "bigint", user_id: "bigint", role_id: "bigint", module_id: "bigint", record_id: "bigint",
-  position: "bigint", max_length: "bigint", scan_limit: "bigint", size: "bigint", last: "bigint", n: "bigint",
+  position: "bigint", max_length: "bigint", scan_limit: "bigint", size: "bigint", last: "bigint", n: "bigint", created_ms: "bigint",
   open_to_all: "integer", accepting_data: "integer", require_job: "integer", apply_profile_filter: "integer",
   required: "integer", unique_values: "integer", indexed: "integer", can_read: "integer", can_add: "integer",
   can_update: "integer", see_hidden: "integer", submitted_status: "integer",
 };
 
 function typeOf(table: TableName, column: string): PgType {
-  // IDs that are text: tokens' and blocs' own, and records' user_id (a user ID as written).
+  // IDs that are text: tokens' and blocs' own, and the user_id of records, their history
+  // and idempotency keys (a user ID as written).
   if (column === "id" && (table === "tokens" || table === "blocs")) return "text";
-  if (column === "user_id" && table === "records") return "text";
+  if (column === "user_id" && (table === "records" || table === "record_history" || table === "idempotency_keys")) return "text";
   if (column === "data") return "jsonb";
   return TYPES[column] ?? "text";
 }
@@ -76,7 +77,7 @@ function statements(table: TableName): Statements {
 const STATEMENTS = Object.fromEntries(TABLES.map((table) => [table, statements(table)])) as Record<TableName, Statements>;
 
 /** Tables whose key is an identity: after an import, their next IDs must come after the imported ones. */
-const IDENTITIES: readonly TableName[] = ["users", "roles", "modules", "records"];
+const IDENTITIES: readonly TableName[] = ["users", "roles", "modules", "records", "record_history"];
 
 export async function exportRows(db: Db, table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
   const { key } = TABLE_SHAPES[table];

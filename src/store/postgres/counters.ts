@@ -1,5 +1,6 @@
 import type { CounterDeltas } from "../../domain/counters.js";
-import type { DayCount } from "../store.js";
+import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
+import type { DayCount, ValueCount } from "../store.js";
 import { storable, type Db } from "./driver.js";
 import { Params } from "./filters.js";
 import { COUNTER_HEAD, headTail } from "./schema.js";
@@ -33,25 +34,28 @@ export async function dayCounts(
   if (fromDay !== undefined) where += ` AND c.day >= ${params.add(fromDay)}::text`;
   if (toDay !== undefined) where += ` AND c.day <= ${params.add(toDay)}::text`;
   return db.run<DayCount>(
-    `SELECT c.day, sum(c.n)::bigint AS n FROM day_counts c WHERE ${where} GROUP BY c.day ORDER BY c.day`, params.values);
+    `SELECT c.day, sum(c.n)::bigint AS n FROM day_counts c WHERE ${where} GROUP BY c.day ORDER BY c.day`, params.values, params.options);
 }
 
 /**
  * The most frequent values of a field over some segments. One segment is read off the
  * top-K index in order; several are summed first.
  */
-export async function valueTotals(db: Db, blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]> {
-  // LIMIT NULL is no limit: 0 (all) needs no statement of its own.
+export async function valueTotals(db: Db, blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]> {
+  // LIMIT NULL is no limit: 0 (all) needs no statement of its own. A long value's text stays in the database (ValueCount).
   segments = segments.filter(storable);
+  const listed = `CASE WHEN length(t.value) <= ${LISTED_VALUE_MAX} THEN t.value END AS value`;
   const rows = segments.length === 1
-    ? await db.run<{ value: string; n: number }>(`
-      SELECT c.value, c.n FROM value_totals c
-      WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text
-      ORDER BY c.n DESC, c.value_head, c.value LIMIT NULLIF($4::bigint, 0)`, [blocId, segments[0]!, slug, limit])
-    : await db.run<{ value: string; n: number }>(`
-      SELECT c.value, sum(c.n)::bigint AS n FROM value_totals c
-      WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text
-      GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($4::bigint, 0)`, [blocId, segments, slug, limit]);
+    ? await db.run<{ value: string | null; n: number }>(`
+      SELECT ${listed}, t.n FROM (SELECT c.value, c.value_head, c.n FROM value_totals c
+        WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text
+        ORDER BY c.n DESC, c.value_head, c.value LIMIT NULLIF($4::bigint, 0)) t
+      ORDER BY t.n DESC, t.value_head, t.value`, [blocId, segments[0]!, slug, limit])
+    : await db.run<{ value: string | null; n: number }>(`
+      SELECT ${listed}, t.n FROM (SELECT c.value, sum(c.n)::bigint AS n FROM value_totals c
+        WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text
+        GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($4::bigint, 0)) t
+      ORDER BY t.n DESC, t.value`, [blocId, segments, slug, limit]);
   return rows.map((row) => [row.value, row.n]);
 }
 

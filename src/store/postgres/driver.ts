@@ -17,27 +17,42 @@ export type PgTransaction = postgres.TransactionSql<{ int8: number }>;
 export type Queryable = Pg | PgTransaction;
 export type Param = postgres.ParameterOrJSON<number>;
 
-export function connect(url: string, max: number): Pg {
+/**
+ * A pool of `max` connections. `settings` are sent when each connection opens (as
+ * `SET` would, but also on every connection the pool opens again later).
+ */
+export function connect(url: string, max: number, settings: Readonly<Record<string, string>> = {}): Pg {
   return postgres(url, {
     max,
     types: TYPES,
     // CREATE INDEX IF NOT EXISTS and friends announce what they skipped: nothing to act on.
     onnotice: () => undefined,
-    connection: { application_name: "bloc-data" },
+    connection: { application_name: "bloc-data", ...settings },
     transform: { undefined: null },
-    // synchronous_commit stays at the server's default (on): an answered write has reached
-    // the write-ahead log on disk, as SQLite's synchronous = FULL promises for that engine.
   });
 }
 
+export interface RunOptions {
+  /**
+   * False for a text whose shape a client chose (which fields a report filters or an
+   * update searches by): sent as an unnamed statement, planned for its values and kept
+   * by no connection. Default true.
+   */
+  readonly prepare?: boolean;
+}
+
 /**
- * Runs one statement. Every SQL text the engine sends is one of a bounded set (lists
- * travel as one array parameter), so each is prepared once per connection and reused.
+ * Runs one statement. The driver keeps a prepared statement per distinct text on each
+ * connection, for the connection's life, on both sides (here and in the server
+ * process), so only texts of a bounded set are prepared: lists travel as one array
+ * parameter, and texts whose shape a client chooses are sent unprepared (RunOptions).
  * Driver errors leave as the domain's errors (errors.ts).
  */
-export async function run<T extends object>(db: Queryable, text: string, params: readonly Param[] = []): Promise<T[]> {
+export async function run<T extends object>(
+  db: Queryable, text: string, params: readonly Param[] = [], options: RunOptions = {},
+): Promise<T[]> {
   try {
-    const rows = await db.unsafe(text, params as Param[], { prepare: true });
+    const rows = await db.unsafe(text, params as Param[], { prepare: options.prepare ?? true });
     // A plain array: the driver's result array carries extra properties (count, columns, …).
     return Array.from(rows) as unknown as T[];
   } catch (error) {
@@ -55,11 +70,12 @@ export function storable(text: string): boolean {
 
 /** Where something reads or writes: a pool, or a transaction whose current savepoint may change between calls. */
 export interface Db {
-  run<T extends object>(text: string, params?: readonly Param[]): Promise<T[]>;
+  run<T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]>;
 }
 
-export function onPool(pool: Pg): Db {
-  return { run: (text, params) => run(pool, text, params) };
+/** Statements on a pool, or on one transaction's connection. */
+export function onPool(pool: Queryable): Db {
+  return { run: (text, params, options) => run(pool, text, params, options) };
 }
 
 /**
@@ -76,6 +92,8 @@ export const LOCK = {
   content: 1114402562,
   /** Creating one index at run time. */
   ddl: 1114402563,
+  /** One user's Idempotency-Key (transaction locks, only ever tried: see idempotency.ts). */
+  idempotency: 1114402564,
 } as const;
 
 /** Takes an advisory lock held until the transaction ends. */

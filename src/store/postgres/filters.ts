@@ -2,22 +2,36 @@ import {
   RECORD_ID_KEY, STATUS_KEY,
   type MatchCondition, type Order, type RecordFilter, type Visibility,
 } from "../../domain/model.js";
-import { storable, type Param } from "./driver.js";
+import { storable, type Param, type RunOptions } from "./driver.js";
 import { FIELD_HEAD, headTail } from "./schema.js";
 
 /*
  * The SQL that record queries share: conditions for filters and visibility over
  * `records AS r`, and orders. Lists travel as one array parameter, so a filter's SQL
  * text depends only on its shape (which conditions, on which fields), never on how
- * many values it lists: the set of texts, each prepared once, stays small.
+ * many values it lists. Shapes the service makes (visibility, dates, order) are few
+ * and prepared; shapes a client picks (a report filtering or an update searching by
+ * any subset of fields) are sent unprepared, so that no connection keeps them.
  */
 
 /** Positional parameters of one statement, numbered as they are added. */
 export class Params {
   readonly values: Param[] = [];
+  /** The text holds conditions a client chose: see RunOptions. */
+  private clientShaped = false;
 
   constructor(first: readonly Param[] = []) {
     this.values.push(...first);
+  }
+
+  /** How the statement is to be run: unprepared when its shape is a client's choice. */
+  get options(): RunOptions {
+    return { prepare: !this.clientShaped };
+  }
+
+  /** Marks the text as shaped by a client's choice of conditions. */
+  shapedByClient(): void {
+    this.clientShaped = true;
   }
 
   /** Adds a value and returns its placeholder. */
@@ -107,10 +121,13 @@ export function whereSql(filter: RecordFilter, params: Params): string {
   visibilitySql(filter.visibility, parts, params);
   if (filter.from !== undefined) parts.push(`r.created_at >= ${params.add(filter.from)}::text`);
   if (filter.to !== undefined) parts.push(`r.created_at <= ${params.add(filter.to)}::text`);
-  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params);
+  for (const condition of filter.match ?? []) {
+    if (condition.values.length > 0) params.shapedByClient();
+    conditionSql(condition, "all", parts, params);
+  }
   return parts.join(" AND ");
 }
 
-export function orderSql(order: Order): string {
-  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
+export function orderSql(order: Order, alias = "r"): string {
+  return order === "newest" ? `${alias}.created_at DESC, ${alias}.id DESC` : `${alias}.created_at ASC, ${alias}.id ASC`;
 }

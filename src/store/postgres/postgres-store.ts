@@ -2,13 +2,16 @@ import { ConfigError } from "../../config.js";
 import type { CounterDeltas } from "../../domain/counters.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
-import type { Row, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import type { Durability, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
 import { Transactions, type TransactionEngine } from "../transactions.js";
 import { holdContent, releaseContent } from "./content.js";
 import * as copy from "./copy.js";
 import { writeCounters } from "./counters.js";
 import { connect, onPool, run, type Db, type Pg } from "./driver.js";
+import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
+import { purgeIdempotencyKeys } from "./idempotency.js";
+import { RateWindows } from "./rate-windows.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
 import { Session } from "./session.js";
@@ -36,6 +39,14 @@ function unreachable(error: unknown): ConfigError | undefined {
  */
 const META_POOL = 2;
 
+/** Errors of a connection the server or the network closed, not of the query sent on it. */
+const LOST_CONNECTION = new Set(["ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_DESTROYED"]);
+
+function connectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && LOST_CONNECTION.has(code);
+}
+
 /**
  * The PostgreSQL engine: a pool of BLOC_PG_POOL connections shared by several
  * processes' worth of writers. Transactions are READ COMMITTED; what must not change
@@ -48,10 +59,14 @@ export class PostgresStore extends BaseStore implements Store {
   private readonly cache: GenerationCache;
   private readonly meta: Db;
   private readonly loading = new Map<string, Promise<unknown>>();
+  private readonly rateWindows: RateWindows;
   /** The generation number last read, for loads to tell whether it moved while they ran. */
   private generation = -1;
 
-  private constructor(private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number) {
+  private constructor(
+    private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number,
+    private readonly defaults: PgDurabilitySettings,
+  ) {
     super();
     const meta = onPool(metaPool);
     this.meta = meta;
@@ -63,6 +78,7 @@ export class PostgresStore extends BaseStore implements Store {
     const direct = onPool(pool);
     this.direct = new PgReads(direct, { ...this.shared(), loadFrom: direct, bypass: () => false });
     this.transactions = new Transactions(this.engine());
+    this.rateWindows = new RateWindows(direct);
   }
 
   /** What every reader shares for cached reads (reads.ts). */
@@ -72,19 +88,24 @@ export class PostgresStore extends BaseStore implements Store {
 
   /** Connects, brings the schema up to date (safely, if several processes start at once) and opens the store. */
   static async open(url: string, poolSize: number): Promise<PostgresStore> {
-    const pool = connect(url, poolSize);
+    // The meta pool only ever reads, so it needs no durability setting of its own.
     const metaPool = connect(url, META_POOL);
+    let pool: Pg | undefined;
     try {
-      const version = await migrate(pool);
+      // What the server gives this role and database, read before the pool that writes is made (durability.ts).
+      const defaults = await readDurability(onPool(metaPool));
+      const writer = connect(url, poolSize, needsSynchronousCommit(defaults) ? { synchronous_commit: "on" } : {});
+      pool = writer;
+      const version = await migrate(writer);
       // Every connection opened now, while nothing waits: the first requests would otherwise
       // each wait for a connection to be made (TCP, authentication, the driver's type lookup).
       await Promise.all([
-        ...Array.from({ length: poolSize }, () => pool.unsafe("SELECT 1")),
+        ...Array.from({ length: poolSize }, () => writer.unsafe("SELECT 1")),
         ...Array.from({ length: META_POOL }, () => metaPool.unsafe("SELECT 1")),
       ]);
-      return new PostgresStore(pool, metaPool, version);
+      return new PostgresStore(writer, metaPool, version, defaults);
     } catch (error) {
-      await Promise.all([pool.end(), metaPool.end()]);
+      await Promise.all([pool?.end(), metaPool.end()]);
       throw unreachable(error) ?? translate(error);
     }
   }
@@ -125,7 +146,7 @@ export class PostgresStore extends BaseStore implements Store {
   async snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T> {
     try {
       return await this.pool.begin("isolation level repeatable read read only", (sql) =>
-        work(new PgReads({ run: (text, params) => run(sql, text, params) }, { ...this.shared(), bypass: () => false }))) as T;
+        work(new PgReads(onPool(sql), { ...this.shared(), bypass: () => false }))) as T;
     } catch (error) {
       throw translate(error);
     }
@@ -139,13 +160,21 @@ export class PostgresStore extends BaseStore implements Store {
     return releaseContent(this.pool, hold, sha256, remove);
   }
 
+  purgeIdempotencyKeys(before: number): Promise<number> {
+    return purgeIdempotencyKeys(onPool(this.pool), before);
+  }
+
+  countRequest(tokenId: string, window: number): Promise<number> {
+    return this.rateWindows.count(tokenId, window);
+  }
+
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
     return copy.exportRows(onPool(this.pool), table, after, limit);
   }
 
   async importRows(table: TableName, rows: readonly Row[]): Promise<void> {
     try {
-      await this.pool.begin((sql) => copy.importRows({ run: (text, params) => run(sql, text, params) }, table, rows));
+      await this.pool.begin((sql) => copy.importRows(onPool(sql), table, rows));
     } catch (error) {
       throw translate(error);
     }
@@ -154,6 +183,39 @@ export class PostgresStore extends BaseStore implements Store {
 
   tableSizes(): Promise<Record<TableName, number>> {
     return copy.tableSizes(onPool(this.pool));
+  }
+
+  /** One REPEATABLE READ, READ ONLY transaction for the whole export: every table as of one moment. */
+  async exportSnapshot<T>(work: (rows: RowSource) => Promise<T>): Promise<T> {
+    try {
+      return await this.pool.begin("isolation level repeatable read read only", (sql) => {
+        const db: Db = { run: (text, params) => run(sql, text, params) };
+        return work({ exportRows: (table, after, limit) => copy.exportRows(db, table, after, limit) });
+      }) as T;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  async durability(): Promise<Durability> {
+    return durabilityOf(await readDurability(onPool(this.pool)), this.defaults);
+  }
+
+  /**
+   * A pooled connection the server closed (a restart, a terminated backend) fails the
+   * first query sent on it, and the driver then drops it: so a lost connection is tried
+   * again, at most once per connection the pool may hold, before the store is called
+   * unreachable.
+   */
+  async ping(): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await this.pool.unsafe("SELECT 1");
+        return;
+      } catch (error) {
+        if (attempt >= (this.pool.options.max ?? 1) || !connectionLost(error)) throw error;
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -2,13 +2,14 @@ import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { Bloc, Module, RecordFilter, Role, StoredFile, StoredRecord, Token, User } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type {
-  AccessFacts, DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCounts, ValueLookup,
+  AccessFacts, DayCount, HistoryEntry, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
 } from "../store.js";
 import {
   BLOC_COLUMNS, FIELD_COLUMNS, internalId, toBloc, toUser, type BlocRow, type FieldRow, type UserRow,
 } from "../config-rows.js";
 import { loadAccessFacts, loadBloc, loadToken } from "./config-rows.js";
 import * as counters from "./counters.js";
+import * as history from "./history.js";
 import type { Db } from "./driver.js";
 import * as records from "./record-reads.js";
 
@@ -105,7 +106,8 @@ export class PgReads implements StoreReads {
   }
 
   findBloc(id: string): Promise<Bloc | undefined> {
-    return this.cached(`bloc:${id}`, (db) => loadBloc(db, id));
+    // Unknown IDs are not kept: probing IDs must not fill the cache.
+    return this.cached(`bloc:${id}`, (db) => loadBloc(db, id), (bloc) => bloc !== undefined);
   }
 
   async listBlocs(): Promise<Bloc[]> {
@@ -158,7 +160,7 @@ export class PgReads implements StoreReads {
     return counters.dayCounts(this.db, blocId, segments, fromDay, toDay);
   }
 
-  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]> {
+  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]> {
     return counters.valueTotals(this.db, blocId, segments, slug, limit);
   }
 
@@ -176,5 +178,9 @@ export class PgReads implements StoreReads {
 
   valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]> {
     return records.valuesWithPrefix(this.db, blocId, slug, template, after, limit);
+  }
+
+  recordHistory(blocId: string, recordId: number): Promise<HistoryEntry[] | undefined> {
+    return history.recordHistory(this.db, blocId, recordId);
   }
 }

@@ -1,6 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
-import type { ProjectedRow, RowColumn, RowPage, ValueCounts, ValueLookup } from "../store.js";
+import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
+import type { ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, orderSql, Params, whereSql } from "./filters.js";
 import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
@@ -24,11 +25,16 @@ const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job
 
 export async function countRecords(db: Db, filter: RecordFilter): Promise<number> {
   const params = new Params();
-  const [row] = await db.run<{ n: number }>(`SELECT count(*) AS n FROM records r WHERE ${whereSql(filter, params)}`, params.values);
+  const [row] = await db.run<{ n: number }>(`SELECT count(*) AS n FROM records r WHERE ${whereSql(filter, params)}`, params.values, params.options);
   return row!.n;
 }
 
-/** A page by offset, or strictly after a position and then by offset, in the page's order. */
+/**
+ * A page by offset, or strictly after a position and then by offset, in the page's
+ * order. With a byte budget, the page's positions and sizes are found first, and only
+ * the records within the budget (the first always) are read: the others' data never
+ * leaves the database.
+ */
 async function page(db: Db, filter: RecordFilter, page: RowPage): Promise<RecordRow[]> {
   const params = new Params();
   let where = whereSql(filter, params);
@@ -38,9 +44,20 @@ async function page(db: Db, filter: RecordFilter, page: RowPage): Promise<Record
   }
   const limit = params.add(page.limit);
   const offset = params.add(page.offset);
-  return db.run<RecordRow>(
-    `SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where} ORDER BY ${orderSql(page.order)} LIMIT ${limit}::bigint OFFSET ${offset}::bigint`,
-    params.values);
+  const order = `ORDER BY ${orderSql(page.order)} LIMIT ${limit}::bigint OFFSET ${offset}::bigint`;
+  if (page.maxBytes === undefined) {
+    return db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where} ${order}`, params.values, params.options);
+  }
+  const budget = params.add(page.maxBytes);
+  return db.run<RecordRow>(`
+    WITH sized AS (
+      SELECT r.id, r.created_at, octet_length(r.data::text) AS size FROM records r WHERE ${where} ${order}),
+    running AS (
+      SELECT s.id, row_number() OVER w AS k, sum(s.size) OVER w AS upto FROM sized s
+      WINDOW w AS (ORDER BY ${orderSql(page.order, "s")} ROWS UNBOUNDED PRECEDING))
+    SELECT ${RECORD_COLUMNS} FROM running w JOIN records r ON r.id = w.id
+    WHERE w.k = 1 OR w.upto <= ${budget}::bigint
+    ORDER BY ${orderSql(page.order)}`, params.values, params.options);
 }
 
 function toRecord(row: RecordRow): StoredRecord {
@@ -53,7 +70,7 @@ function toRecord(row: RecordRow): StoredRecord {
 /** Every record the filter selects, unordered: a value index alone may find them. */
 export async function findRecords(db: Db, filter: RecordFilter): Promise<StoredRecord[]> {
   const params = new Params();
-  return (await db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${whereSql(filter, params)}`, params.values))
+  return (await db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${whereSql(filter, params)}`, params.values, params.options))
     .map(toRecord);
 }
 
@@ -86,23 +103,26 @@ export async function listRows(db: Db, filter: RecordFilter, rowPage: RowPage, c
   }));
 }
 
-/** Value counts per field, most frequent first, ties by value in byte (= code-point) order; `limit` per field, 0 for all. */
+/**
+ * Value counts per field, most frequent first, ties by value in byte (= code-point)
+ * order; `limit` per field, 0 for all; a long value's text stays in the database.
+ */
 export async function tallyValues(db: Db, filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
   const params = new Params([[...slugs], limit]);
-  const rows = await db.run<{ key: string; value: string; n: number }>(`
+  const rows = await db.run<{ key: string; value: string | null; n: number }>(`
     WITH counted AS (
       SELECT e.key, e.value, count(*) AS n
       FROM records r CROSS JOIN LATERAL jsonb_each_text(r.data) AS e(key, value)
       WHERE ${whereSql(filter, params)} AND e.key = ANY($1::text[]) AND e.value <> ''
       GROUP BY e.key, e.value)
-    SELECT key, value, n FROM (
+    SELECT key, CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END AS value, n FROM (
       SELECT key, value, n, row_number() OVER (PARTITION BY key ORDER BY n DESC, value COLLATE "C") AS rank FROM counted) ranked
     WHERE $2::bigint = 0 OR rank <= $2::bigint
-    ORDER BY key, rank`, params.values);
-  // Maps until the end, so that a value such as "__proto__" is a value like any other.
-  const counts = new Map<string, [string, number][]>(slugs.map((slug) => [slug, []]));
+    ORDER BY key, rank`, params.values, params.options);
+  // Maps, so that a value or slug such as "__proto__" is a key like any other.
+  const counts = new Map<string, ValueCount[]>(slugs.map((slug) => [slug, []]));
   for (const row of rows) counts.get(row.key)?.push([row.value, row.n]);
-  return Object.fromEntries([...counts].map(([slug, ranked]) => [slug, Object.fromEntries(ranked)]));
+  return counts;
 }
 
 /** The group part of a lookup: a record without the group field holds "" there. */
@@ -117,7 +137,7 @@ export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit
   const group = groupSql(lookup.group, params, lookup.group?.value);
   const rows = await db.run<{ id: number }>(`
     SELECT r.id FROM records r WHERE r.bloc_id = $1::text AND ${fieldEquals(lookup.slug, value)}${group}
-    ORDER BY r.id LIMIT ${params.add(limit)}::bigint`, params.values);
+    ORDER BY r.id LIMIT ${params.add(limit)}::bigint`, params.values, params.options);
   return rows.map((row) => row.id);
 }
 
@@ -170,7 +190,7 @@ export async function valuesWithPrefix(
   const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group);
   const rows = await db.run<{ value: string }>(`
     SELECT ${fieldSql(slug)} AS value FROM records r WHERE ${parts.join(" AND ")}${group}
-    ORDER BY ${head}, ${value} LIMIT $2::bigint`, params.values);
+    ORDER BY ${head}, ${value} LIMIT $2::bigint`, params.values, params.options);
   return rows.map((row) => row.value);
 }
 

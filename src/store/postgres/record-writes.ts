@@ -49,7 +49,7 @@ export async function updateValues(
   const rows = await db.run<{ id: number }>(`
     UPDATE records AS r SET data = r.data || jsonb_object($1::text[], $2::text[]),
       submitted_status = COALESCE($3::integer, r.submitted_status)
-    WHERE ${whereSql(filter, params)} RETURNING r.id`, params.values);
+    WHERE ${whereSql(filter, params)} RETURNING r.id`, params.values, params.options);
   return rows.map((row) => row.id).sort((a, b) => a - b);
 }
 

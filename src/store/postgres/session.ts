@@ -1,4 +1,4 @@
-import { lockUntilCommit, run, type Db, type Param, type Pg } from "./driver.js";
+import { lockUntilCommit, run, type Db, type Param, type Pg, type RunOptions } from "./driver.js";
 import { translate } from "./errors.js";
 
 /**
@@ -24,8 +24,8 @@ export class Session {
   private unitLocks: Set<string> | undefined;
 
   private constructor(conn: Pg) {
-    const send = <T extends object>(text: string, params?: readonly Param[]): Promise<T[]> => {
-      const sent = run<T>(conn, text, params);
+    const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
+      const sent = run<T>(conn, text, params, options);
       sent.catch((error: unknown) => { this.failure ??= error; });
       return sent;
     };

@@ -2,9 +2,11 @@ import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { CounterDeltas } from "../../domain/counters.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { NewFile, NewRecord, NewToken, Tx } from "../store.js";
+import type { HistoryEntry, IdempotencyEntry, NewFile, NewRecord, NewToken, Tx } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import { clearCounters, writeCounters } from "./counters.js";
+import * as history from "./history.js";
+import * as idempotency from "./idempotency.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import * as writes from "./record-writes.js";
 import type { Session } from "./session.js";
@@ -46,6 +48,22 @@ export class PgUnit extends PgReads implements Tx {
 
   updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]> {
     return writes.updateValues(this.db, filter, fields, status);
+  }
+
+  insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void> {
+    return history.insertHistory(this.db, blocId, entries);
+  }
+
+  claimIdempotencyKey(userId: string, keyHash: string): Promise<boolean> {
+    return idempotency.claimIdempotencyKey(this.db, userId, keyHash);
+  }
+
+  findIdempotencyKey(userId: string, keyHash: string, notBefore: number): Promise<IdempotencyEntry | undefined> {
+    return idempotency.findIdempotencyKey(this.db, userId, keyHash, notBefore);
+  }
+
+  saveIdempotencyKey(entry: IdempotencyEntry): Promise<void> {
+    return idempotency.saveIdempotencyKey(this.db, entry);
   }
 
   saveSequence(blocId: string, slug: string, template: SequenceTemplate, last: number): Promise<void> {

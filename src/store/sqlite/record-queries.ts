@@ -1,6 +1,8 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
-import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCounts, ValueLookup } from "../store.js";
+import crypto from "node:crypto";
+import { tooLongToList } from "../../domain/field-counts.js";
+import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
 import { SqliteConfig } from "./config-queries.js";
 import { RECORDS, likePrefix, orderBy, sourceSql, whereClause, type Projection } from "./sql.js";
 import { fieldPath, type Param } from "./statements.js";
@@ -29,9 +31,19 @@ export class SqliteRecords extends SqliteConfig {
       query += page.order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
       params.push(page.after.createdAt, page.after.id);
     }
-    const rows = this.sql.get(`${query} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`)
-      .all(...params, page.limit, page.offset) as Record<string, unknown>[];
-    return rows.map(projection.map);
+    const statement = this.sql.get(`${query} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`);
+    if (page.maxBytes === undefined) {
+      return (statement.all(...params, page.limit, page.offset) as Record<string, unknown>[]).map(projection.map);
+    }
+    // Row by row, so that no more than the budget (and the one record past it) is ever read.
+    const results: T[] = [];
+    let bytes = 0;
+    for (const row of statement.iterate(...params, page.limit, page.offset) as Iterable<Record<string, unknown>>) {
+      bytes += Buffer.byteLength(row[projection.sized] as string);
+      if (bytes > page.maxBytes && results.length > 0) break;
+      results.push(projection.map(row));
+    }
+    return results;
   }
 
   async listRecords(filter: RecordFilter, page: RowPage): Promise<StoredRecord[]> {
@@ -57,7 +69,7 @@ export class SqliteRecords extends SqliteConfig {
     }
     const json = slices.length === 0 ? "'{}'" : slices.reduce((merged, slice) => `json_patch(${merged}, ${slice})`);
     return this.select(filter, page, {
-      columns: `${json} AS json, r.created_at, r.id`, params,
+      columns: `${json} AS json, r.created_at, r.id`, params, sized: "json",
       map: (row) => ({ json: row.json as string, createdAt: row.created_at as string, id: row.id as number }),
     });
   }
@@ -65,6 +77,8 @@ export class SqliteRecords extends SqliteConfig {
   async tallyValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
     // Counted here rather than with json_each in SQL: parsing each record once in
     // JavaScript is about twice as fast. Maps, not objects, so that "__proto__" is a value like any other.
+    // A long value is counted under a digest of itself (after U+0000, which no stored value
+    // holds), so that memory holds its digest, not its text, and it comes back as null.
     const counts = new Map<string, Map<string, number>>(slugs.map((slug) => [slug, new Map()]));
     const where = whereClause(filter);
     for (const [data] of this.sql.get(`SELECT r.data FROM records r WHERE ${where.sql}`).raw().iterate(...where.params) as Iterable<[string]>) {
@@ -72,12 +86,15 @@ export class SqliteRecords extends SqliteConfig {
       for (const slug in values) {
         const value = values[slug]!;
         const bucket = counts.get(slug);
-        if (value !== "" && bucket) bucket.set(value, (bucket.get(value) ?? 0) + 1);
+        if (value === "" || !bucket) continue;
+        const key = tooLongToList(value) ? `\u0000${crypto.createHash("sha256").update(value).digest("base64")}` : value;
+        bucket.set(key, (bucket.get(key) ?? 0) + 1);
       }
     }
-    return Object.fromEntries([...counts].map(([slug, bucket]) => {
+    return new Map([...counts].map(([slug, bucket]): [string, ValueCount[]] => {
       const ranked = [...bucket].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      return [slug, Object.fromEntries(limit > 0 ? ranked.slice(0, limit) : ranked)];
+      return [slug, (limit > 0 ? ranked.slice(0, limit) : ranked)
+        .map(([value, n]): ValueCount => [value.startsWith("\u0000") ? null : value, n])];
     }));
   }
 

@@ -199,10 +199,37 @@ const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER ${table}_${event.toLowerCase()}_bumps_generation AFTER ${event} ON ${table}
   BEGIN UPDATE generation SET n = n + 1 WHERE id = 1; END;`)).join("")}
   `,
+  // Safe retries and record history, each written in the transaction of the record it is about.
+  `
+  -- One row per (user, Idempotency-Key) of an add-data that succeeded: the key itself is
+  -- never stored, only its SHA-256; the request's hash tells a true repeat from a reuse.
+  CREATE TABLE idempotency_keys (
+    user_id      TEXT NOT NULL,
+    key_hash     TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    record_id    INTEGER NOT NULL REFERENCES records(id),
+    replacements TEXT NOT NULL,
+    created_ms   INTEGER NOT NULL,
+    PRIMARY KEY (user_id, key_hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);
+  -- What each update changed in a record: {"slug": {"from", "to"}} as JSON text.
+  CREATE TABLE record_history (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    bloc_id    TEXT NOT NULL,
+    record_id  INTEGER NOT NULL REFERENCES records(id),
+    changed_at TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    token_id   TEXT,
+    changes    TEXT NOT NULL
+  );
+  CREATE INDEX record_history_by_record ON record_history (record_id, id);
+  `,
 ];
 
-export function migrate(db: Database.Database): void {
-  MIGRATIONS.forEach((sql, index) => {
+/** Applies the missing steps up to `target` (all of them unless a test builds an older database). */
+export function migrate(db: Database.Database, target = MIGRATIONS.length): void {
+  MIGRATIONS.slice(0, target).forEach((sql, index) => {
     const version = index + 1;
     // IMMEDIATE takes the write lock before reading the version, so two processes
     // starting on one file cannot both apply the same step.

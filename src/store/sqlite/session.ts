@@ -1,8 +1,11 @@
 import { CounterDeltas } from "../../domain/counters.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { DayCount, Tx } from "../store.js";
+import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
+import type { DayCount, HistoryEntry, IdempotencyEntry, Tx, ValueCount } from "../store.js";
+import * as history from "./history.js";
+import * as idempotency from "./idempotency.js";
 import { SqliteRecords } from "./record-queries.js";
-import type { Param, Statements } from "./statements.js";
+import { IN_LIST, jsonList, type Param, type Statements } from "./statements.js";
 
 /** Writes counter changes: upserts adding each change, then drops rows that reached zero. */
 export function writeCounters(sql: Statements, deltas: CounterDeltas): void {
@@ -19,10 +22,6 @@ export function writeCounters(sql: Statements, deltas: CounterDeltas): void {
   write("value_totals", ["bloc_id", "segment", "slug", "value"], deltas.values());
 }
 
-function marks(list: readonly unknown[]): string {
-  return list.map(() => "?").join(", ");
-}
-
 /**
  * The SQLite engine's view of its one connection: every read and write of the Store
  * interface, and, inside a transaction, a unit's counter changes. Locking a bloc costs
@@ -37,27 +36,30 @@ export class SqliteSession extends SqliteRecords implements Tx {
   async lockBloc(): Promise<void> {}
 
   async dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]> {
-    const parts = ["bloc_id = ?", `segment IN (${marks(segments)})`];
-    const params: Param[] = [blocId, ...segments];
+    const parts = ["bloc_id = ?", `segment ${IN_LIST}`];
+    const params: Param[] = [blocId, jsonList(segments)];
     if (fromDay !== undefined) { parts.push("day >= ?"); params.push(fromDay); }
     if (toDay !== undefined) { parts.push("day <= ?"); params.push(toDay); }
     return this.sql.get(`SELECT day, SUM(n) AS n FROM day_counts WHERE ${parts.join(" AND ")} GROUP BY day ORDER BY day`)
       .all(...params) as DayCount[];
   }
 
-  async valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<[string, number][]> {
-    // One segment is read off an index in that order; several are summed.
+  async valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]> {
+    // One segment is read off an index in that order; several are summed. A long value's
+    // text stays in the database (ValueCount); LIMIT -1 is no limit.
+    const listed = `CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END`;
     const statement = this.sql.get(segments.length === 1
-      ? `SELECT value, n FROM value_totals WHERE bloc_id = ? AND segment = ? AND slug = ? ORDER BY n DESC, value${limit > 0 ? " LIMIT ?" : ""}`
-      : `SELECT value, SUM(n) AS n FROM value_totals WHERE bloc_id = ? AND segment IN (${marks(segments)}) AND slug = ?
-         GROUP BY value ORDER BY n DESC, value${limit > 0 ? " LIMIT ?" : ""}`);
-    return statement.raw().all(blocId, ...segments, slug, ...(limit > 0 ? [limit] : [])) as [string, number][];
+      ? `SELECT ${listed}, n FROM value_totals WHERE bloc_id = ? AND segment = ? AND slug = ? ORDER BY n DESC, value LIMIT ?`
+      : `SELECT ${listed}, n FROM (SELECT value, SUM(n) AS n FROM value_totals WHERE bloc_id = ? AND segment ${IN_LIST} AND slug = ?
+         GROUP BY value ORDER BY n DESC, value LIMIT ?)`);
+    const segmentParam = segments.length === 1 ? segments[0]! : jsonList(segments);
+    return statement.raw().all(blocId, segmentParam, slug, limit > 0 ? limit : -1) as [string | null, number][];
   }
 
   async valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
     return (this.sql.get(`SELECT COALESCE(SUM(n), 0) AS n FROM value_totals
-      WHERE bloc_id = ? AND segment = ? AND slug = ? AND value IN (${marks(values)})`)
-      .get(blocId, segment, slug, ...values) as { n: number }).n;
+      WHERE bloc_id = ? AND segment = ? AND slug = ? AND value ${IN_LIST}`)
+      .get(blocId, segment, slug, jsonList(values)) as { n: number }).n;
   }
 
   async clearCounters(blocId: string): Promise<void> {
@@ -68,5 +70,26 @@ export class SqliteSession extends SqliteRecords implements Tx {
   async flushCounters(): Promise<void> {
     writeCounters(this.sql, this.counters);
     this.counters.clear();
+  }
+
+  async recordHistory(blocId: string, recordId: number): Promise<HistoryEntry[] | undefined> {
+    return history.recordHistory(this.sql, blocId, recordId);
+  }
+
+  async insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void> {
+    history.insertHistory(this.sql, blocId, entries);
+  }
+
+  /** Always free: this transaction holds the database's one write lock. */
+  async claimIdempotencyKey(): Promise<boolean> {
+    return true;
+  }
+
+  async findIdempotencyKey(userId: string, keyHash: string, notBefore: number): Promise<IdempotencyEntry | undefined> {
+    return idempotency.findIdempotencyKey(this.sql, userId, keyHash, notBefore);
+  }
+
+  async saveIdempotencyKey(entry: IdempotencyEntry): Promise<void> {
+    idempotency.saveIdempotencyKey(this.sql, entry);
   }
 }

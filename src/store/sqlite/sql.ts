@@ -3,7 +3,7 @@ import {
   type MatchCondition, type Order, type RecordFilter, type StoredRecord, type Visibility,
 } from "../../domain/model.js";
 import type { RowColumn } from "../store.js";
-import { fieldPath, type Param } from "./statements.js";
+import { IN_LIST, fieldPath, jsonList, type Param } from "./statements.js";
 
 /* The SQL that record queries share: conditions for filters and visibility, orders, projections. */
 
@@ -20,11 +20,13 @@ export interface RecordRow {
 export interface Projection<T> {
   readonly columns: string;
   readonly params: readonly Param[];
+  /** The selected column whose text a page's byte budget (RowPage.maxBytes) counts. */
+  readonly sized: string;
   readonly map: (row: Record<string, unknown>) => T;
 }
 
 export const RECORDS: Projection<StoredRecord> = {
-  columns: "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data", params: [],
+  columns: "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data", params: [], sized: "data",
   map: (row) => toRecord(row as unknown as RecordRow),
 };
 
@@ -50,26 +52,29 @@ export function toRecord(row: RecordRow): StoredRecord {
   };
 }
 
-/** `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as asked. */
+/**
+ * `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as
+ * asked. The values travel as one parameter (IN_LIST), so the text is the same for
+ * every length of list.
+ */
 export function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Param[]): void {
   if (condition.values.length === 0) {
     if (empty === "none") parts.push("0 = 1");
     return;
   }
-  const marks = condition.values.map(() => "?").join(", ");
   if (condition.key === RECORD_ID_KEY) {
-    parts.push(`CAST(r.id AS TEXT) IN (${marks})`);
+    parts.push(`CAST(r.id AS TEXT) ${IN_LIST}`);
   } else if (condition.key === STATUS_KEY) {
-    parts.push(`CAST(r.submitted_status AS TEXT) IN (${marks})`);
+    parts.push(`CAST(r.submitted_status AS TEXT) ${IN_LIST}`);
   } else if (condition.values.includes("")) {
     // A field never set reads "", so it must match a search for "".
-    parts.push(`COALESCE(json_extract(r.data, ?), '') IN (${marks})`);
+    parts.push(`COALESCE(json_extract(r.data, ?), '') ${IN_LIST}`);
     params.push(fieldPath(condition.key));
   } else {
     // The path is inlined, not bound, so that the field's expression index (if any) serves the lookup.
-    parts.push(`json_extract(r.data, '${fieldPath(condition.key)}') IN (${marks})`);
+    parts.push(`json_extract(r.data, '${fieldPath(condition.key)}') ${IN_LIST}`);
   }
-  params.push(...condition.values);
+  params.push(jsonList(condition.values));
 }
 
 export function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Param[]): void {

@@ -5,13 +5,17 @@ import Database from "better-sqlite3";
 import { CounterDeltas } from "../../domain/counters.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
+import { RequestCounts } from "../request-counts.js";
 import { Transactions } from "../transactions.js";
-import type { Row, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import type { Durability, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
 import { exportRows, importRows, tableSizes } from "./copy-rows.js";
 import { ConnectionLock } from "./connection-lock.js";
+import { sqliteDurability } from "./durability.js";
 import { translate } from "./errors.js";
+import { purgeIdempotencyKeys } from "./idempotency.js";
 import { migrate } from "./schema.js";
 import { SqliteSession, writeCounters } from "./session.js";
+import { ALL_PAGES, withSnapshotCopy } from "./snapshot.js";
 import { Statements } from "./statements.js";
 
 const NOTHING = new CounterDeltas();
@@ -44,14 +48,15 @@ export class SqliteStore extends BaseStore implements Store {
   private readonly lock = new ConnectionLock();
   private readonly cache: GenerationCache;
   private readonly transactions: Transactions<SqliteSession>;
+  private readonly requests = new RequestCounts();
   protected readonly direct: StoreReads;
 
-  constructor(file: string) {
+  constructor(private readonly file: string) {
     super();
     if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma("journal_mode = WAL");
-    // FULL: an answered add-data must survive a power cut, not only a crash.
+    // FULL: an answered write must survive a power cut, not only a crash (durability.ts).
     this.db.pragma("synchronous = FULL");
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("foreign_keys = ON");
@@ -121,6 +126,15 @@ export class SqliteStore extends BaseStore implements Store {
     }));
   }
 
+  purgeIdempotencyKeys(before: number): Promise<number> {
+    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", async () => purgeIdempotencyKeys(this.sql, before)));
+  }
+
+  /** Per process: counting in the file would make every request a write that waits for the write lock. */
+  async countRequest(tokenId: string, window: number): Promise<number> {
+    return this.requests.count(tokenId, window);
+  }
+
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
     return this.lock.run(async () => exportRows(this.sql, table, after, limit));
   }
@@ -131,6 +145,21 @@ export class SqliteStore extends BaseStore implements Store {
 
   tableSizes(): Promise<Record<TableName, number>> {
     return this.lock.run(async () => tableSizes(this.sql));
+  }
+
+  exportSnapshot<T>(work: (rows: RowSource) => Promise<T>): Promise<T> {
+    const copyTo = (file: string): Promise<void> =>
+      this.lock.run(async () => { await this.db.backup(file, { progress: () => ALL_PAGES }); });
+    return withSnapshotCopy(this.file, copyTo, work);
+  }
+
+  durability(): Promise<Durability> {
+    return this.lock.run(async () => sqliteDurability(this.db));
+  }
+
+  /** Not under the connection lock: it reads no table, so it need not wait for a transaction. */
+  async ping(): Promise<void> {
+    this.db.prepare("SELECT 1").get();
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from "fastify";
+import type { Context } from "../../domain/context.js";
+
+/** How long /readyz waits for the database before calling it unreachable. */
+const READY_TIMEOUT_MS = 2_000;
+
+/** Probes for load balancers and orchestrators; no token, not in the OpenAPI document. */
+export function healthRoutes(app: FastifyInstance, ctx: Context): void {
+  // The pid tells which process of a WORKERS=N cluster answered.
+  app.get("/health", { schema: { hide: true } }, async () => ({ status: "ok", pid: process.pid }));
+
+  // Liveness: the process is up and serving; says nothing of the database.
+  app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
+
+  // Readiness: the store answers a trivial query within READY_TIMEOUT_MS.
+  app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error("timed out")), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([ctx.store.ping(), late]);
+      return { status: "ok" };
+    } catch {
+      return reply.status(503).send({ status: "unavailable", error: "The database cannot be reached" });
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+}
