@@ -39,6 +39,27 @@ export function profileSlugsOf(fields: readonly { slug: string; applyProfileFilt
 export type DayDelta = readonly [string, string, string, number];
 /** A value counter's key and change: bloc, segment, slug, value, n. */
 export type ValueDelta = readonly [string, string, string, string, number];
+/** A period's value counter's key and change: bloc, segment, slug, period, value, n. */
+export type PeriodDelta = readonly [string, string, string, string, string, number];
+
+const DAY_MS = 86_400_000;
+
+/** The Monday (`YYYY-MM-DD`) of the week a day (`YYYY-MM-DD`) falls in. */
+export function mondayOf(day: string): string {
+  const ms = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));
+  const sinceMonday = (new Date(ms).getUTCDay() + 6) % 7;
+  return new Date(ms - sinceMonday * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The calendar periods a day belongs to, as period keys: the day itself (`d:2026-03-05`),
+ * its week, named by its Monday (`w:2026-03-02`), its month (`m:2026-03`) and its year
+ * (`y:2026`). Values are counted per segment, field and period, so that a date window
+ * made of whole periods is answered from a few counter rows (window-counts.ts).
+ */
+export function periodsOf(day: string): [string, string, string, string] {
+  return [`d:${day}`, `w:${mondayOf(day)}`, `m:${day.slice(0, 7)}`, `y:${day.slice(0, 4)}`];
+}
 
 /**
  * Changes to the counters, gathered in memory and written once at commit: a group
@@ -47,14 +68,16 @@ export type ValueDelta = readonly [string, string, string, string, number];
 export class CounterDeltas {
   private readonly dayMap = new Map<string, [string, string, string, number]>();
   private readonly valueMap = new Map<string, [string, string, string, string, number]>();
+  private readonly periodMap = new Map<string, [string, string, string, string, string, number]>();
 
   /** A whole record enters (1) or leaves (-1) its segments. */
   add(record: Counted, profileSlugs: readonly string[], sign: 1 | -1): void {
     const day = record.createdAt.slice(0, 10);
+    const periods = periodsOf(day);
     for (const segment of segmentsOf(record, profileSlugs)) {
       this.bumpDay(record.blocId, segment, day, sign);
       for (const [slug, value] of Object.entries(record.values)) {
-        if (value !== "") this.bumpValue(record.blocId, segment, slug, value, sign);
+        if (value !== "") this.bumpValue(record.blocId, segment, slug, value, periods, sign);
       }
     }
   }
@@ -62,13 +85,15 @@ export class CounterDeltas {
   /** One value of a record that stays in the same segments enters or leaves their counts. */
   addValue(record: Counted, profileSlugs: readonly string[], slug: string, value: string, sign: 1 | -1): void {
     if (value === "") return;
-    for (const segment of segmentsOf(record, profileSlugs)) this.bumpValue(record.blocId, segment, slug, value, sign);
+    const periods = periodsOf(record.createdAt.slice(0, 10));
+    for (const segment of segmentsOf(record, profileSlugs)) this.bumpValue(record.blocId, segment, slug, value, periods, sign);
   }
 
   /** Takes in another set of changes (a unit of a group commit that succeeded). */
   merge(other: CounterDeltas): void {
     for (const [bloc, segment, day, n] of other.dayMap.values()) this.bumpDay(bloc, segment, day, n);
-    for (const [bloc, segment, slug, value, n] of other.valueMap.values()) this.bumpValue(bloc, segment, slug, value, n);
+    for (const [bloc, segment, slug, value, n] of other.valueMap.values()) this.bumpValue(bloc, segment, slug, value, [], n);
+    for (const [bloc, segment, slug, period, value, n] of other.periodMap.values()) this.bumpPeriod(bloc, segment, slug, period, value, n);
   }
 
   /** Records these changes add to a bloc (all segments) on `sinceDay` and later, or ever when null. */
@@ -90,13 +115,19 @@ export class CounterDeltas {
     return [...this.valueMap.values()].filter((d) => d[4] !== 0).sort(byKey);
   }
 
+  /** Period value changes that are not zero, ordered by key. */
+  periods(): PeriodDelta[] {
+    return [...this.periodMap.values()].filter((d) => d[5] !== 0).sort(byKey);
+  }
+
   clear(): void {
     this.dayMap.clear();
     this.valueMap.clear();
+    this.periodMap.clear();
   }
 
   get empty(): boolean {
-    return this.dayMap.size === 0 && this.valueMap.size === 0;
+    return this.dayMap.size === 0 && this.valueMap.size === 0 && this.periodMap.size === 0;
   }
 
   private bumpDay(bloc: string, segment: string, day: string, n: number): void {
@@ -106,10 +137,17 @@ export class CounterDeltas {
     if (entry) entry[3] += n; else this.dayMap.set(id, [bloc, segment, day, n]);
   }
 
-  private bumpValue(bloc: string, segment: string, slug: string, value: string, n: number): void {
+  private bumpValue(bloc: string, segment: string, slug: string, value: string, periods: readonly string[], n: number): void {
     const id = `${bloc}\u0000${segment}\u0000${slug}\u0000${value}`;
     const entry = this.valueMap.get(id);
     if (entry) entry[4] += n; else this.valueMap.set(id, [bloc, segment, slug, value, n]);
+    for (const period of periods) this.bumpPeriod(bloc, segment, slug, period, value, n);
+  }
+
+  private bumpPeriod(bloc: string, segment: string, slug: string, period: string, value: string, n: number): void {
+    const id = `${bloc}\u0000${segment}\u0000${slug}\u0000${period}\u0000${value}`;
+    const entry = this.periodMap.get(id);
+    if (entry) entry[5] += n; else this.periodMap.set(id, [bloc, segment, slug, period, value, n]);
   }
 }
 
