@@ -43,7 +43,8 @@ export function xmlEscape(text: string): string {
  * shared strings only (it reads inline strings literally). Such text therefore goes in
  * the shared-string table, everything else inline.
  */
-const ESCAPE_LIKE = /_(x[0-9A-Fa-f]{4}_)/g;
+// A lookahead, so that look-alikes sharing an underscore ("_x005F_x0041_") are each escaped.
+const ESCAPE_LIKE = /_(?=x[0-9A-Fa-f]{4}_)/g;
 const HAS_ESCAPE_LIKE = /_x[0-9A-Fa-f]{4}_/;
 
 export function needsSharedString(text: string): boolean {
@@ -52,7 +53,7 @@ export function needsSharedString(text: string): boolean {
 
 /** Shared-string text: `_xHHHH_` look-alikes get the `_x005F_` prefix (an escaped "_"), then XML escaping. */
 export function sharedStringXml(text: string): string {
-  return xmlEscape(text.replace(ESCAPE_LIKE, "_x005F_$1"));
+  return xmlEscape(text.replace(ESCAPE_LIKE, "_x005F_"));
 }
 
 /** Column letters: 0 → A, 25 → Z, 26 → AA. */

@@ -39,7 +39,8 @@ export class XlsxWorkbook {
   private readonly columns: readonly string[];
   private shared: { spool: DeflatedSpool; dir: string; count: number } | undefined;
 
-  constructor(private readonly baseName: string, private readonly header: readonly string[]) {
+  /** `sheetRows`: rows per sheet, the header included (smaller only in tests). */
+  constructor(private readonly baseName: string, private readonly header: readonly string[], private readonly sheetRows = SHEET_ROWS) {
     this.columns = header.map((_, i) => columnName(i));
     // Temporary files go when the reader leaves, as when the workbook ends.
     this.zip.readable.once("close", () => { void this.cleanUp(); });
@@ -78,7 +79,7 @@ export class XlsxWorkbook {
   /** Writes one row; resolves false when the reader left. */
   async row(cells: readonly Cell[]): Promise<boolean> {
     let sheet = this.sheet;
-    if (sheet && (sheet.rows >= SHEET_ROWS || sheet.part.written > SHEET_BYTES)) {
+    if (sheet && (sheet.rows >= this.sheetRows || sheet.part.written > SHEET_BYTES)) {
       if (!(await this.closeSheet(sheet))) return false;
       sheet = this.sheet = undefined;
     }

@@ -35,6 +35,16 @@ export function drained(stream: Writable, output: Readable): Promise<boolean> {
   });
 }
 
+/** Resolves when `event` fires on `emitter` or `output` closes, leaving no listener behind. */
+async function untilOrClosed(emitter: NodeJS.EventEmitter, event: string, output: Readable): Promise<void> {
+  const abort = new AbortController();
+  try {
+    await Promise.race([once(emitter, event, { signal: abort.signal }), once(output, "close", { signal: abort.signal })]);
+  } finally {
+    abort.abort();
+  }
+}
+
 /** One part being written: text in, deflated by zlib (native, off-thread), CRC by zlib.crc32. */
 export class ZipPart {
   private crc = 0;
@@ -73,7 +83,7 @@ export class ZipPart {
     this.file.crc = this.crc >>> 0;
     this.file.size = this.size;
     this.deflate.end();
-    await Promise.race([once(this.deflate, "end"), once(this.output, "close")]);
+    await untilOrClosed(this.deflate, "end", this.output).catch(() => undefined);
     return !this.output.destroyed;
   }
 }
@@ -148,7 +158,7 @@ export class ZipOutput {
     const file: ZipInputFile = { filename: name, size, crc, compression: 8, mtime: new Date() };
     const source = createReadStream(path, { highWaterMark: 64 * 1024 });
     this.feed(file, source);
-    await Promise.race([once(source, "close"), once(this.readable, "close")]);
+    await untilOrClosed(source, "close", this.readable).catch(() => undefined);
     return !this.readable.destroyed;
   }
 
