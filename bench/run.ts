@@ -13,6 +13,7 @@ import { download, latency, load, memoryMb, resetPeak, type Load } from "./measu
 import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
+import { bareReadLoop } from "./reports.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -209,8 +210,12 @@ async function main(): Promise<void> {
       if (result.status !== 200) throw new Error(`report answered ${result.status}`);
       return { rowsPerSecond: LARGE / result.seconds, firstByte: result.firstByteSeconds, rssGrowth: memoryMb(pid, "VmHWM") - before, seconds: result.seconds };
     };
+    // The bare read loop runs before and after the reports; its mean is the reference (bench/reports.ts).
+    const bareBefore = await bareReadLoop(env, blocs.large);
     const json = await report("json");
     const xlsx = await report("blob");
+    const bareAfter = await bareReadLoop(env, blocs.large);
+    const bare = (bareBefore.rowsPerSecond + bareAfter.rowsPerSecond) / 2;
 
     const failures = [ceil, ...(driver ? [driver] : []), add, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
@@ -259,8 +264,9 @@ async function main(): Promise<void> {
       { name: `update matching 1 record, ${large}`, value: `${timing(oneLarge)}; growth p99 ${(oneLarge.p99 / oneSmall.p99).toFixed(2)}`, target: "growth ≤ 3", met: oneLarge.p99 / oneSmall.p99 <= 3 },
       { name: "update matching 1,000 records (one batch), 10,000", value: timing(thousandSmall), target: "reference", met: null },
       { name: `update matching 1,000 records, ${large}`, value: `${timing(thousandLarge)}; growth p99 ${(thousandLarge.p99 / thousandSmall.p99).toFixed(2)}`, target: "reported (no target)", met: null },
-      { name: `report JSON, ${large} rows`, value: `${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 300,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond >= 300_000 && json.firstByte <= 1 && json.rssGrowth <= 150 },
-      { name: `report .xlsx, ${large} rows`, value: `${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 100,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond >= 100_000 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
+      { name: `bare read loop, ${large} rows (engine alone, report projection and batches)`, value: `${Math.round(bare).toLocaleString("en")} rows/s (before ${Math.round(bareBefore.rowsPerSecond).toLocaleString("en")}, after ${Math.round(bareAfter.rowsPerSecond).toLocaleString("en")})`, target: "reference", met: null },
+      { name: `report JSON, ${large} rows`, value: `${(json.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 0.80 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond / bare >= 0.8 && json.firstByte <= 1 && json.rssGrowth <= 150 },
+      { name: `report .xlsx, ${large} rows`, value: `${(xlsx.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 0.40 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond / bare >= 0.4 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
     ];
     // A figure measured on refused requests measures nothing: say so in the table.
     const measured: [Load, string][] = [[ceil, "ceiling: bare Fastify"], ...(driver ? [[driver, "ceiling: bare driver"] as [Load, string]] : []), [add, "add-data"], [page1Small, "get-data page 1, 10,000"],

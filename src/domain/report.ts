@@ -28,7 +28,7 @@ const TRAILING: readonly ReportColumn[] = [
  * (a row longer than that goes alone), which bounds a report's memory whatever the
  * records hold.
  */
-const BATCH = 1000;
+export const BATCH = 1000;
 export const BATCH_BYTES = 8 * 1024 * 1024;
 /** Values one filterDataToQuery list may hold. */
 export const MAX_FILTER_VALUES = 10_000;
@@ -55,7 +55,7 @@ export interface Report {
   readonly rows: AsyncIterable<readonly string[]>;
 }
 
-function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): ReportColumn[] {
+export function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): ReportColumn[] {
   const all: ReportColumn[] = [
     ...LEADING,
     ...bloc.fields.map((f) => ({ key: f.slug, source: { field: f.slug }, header: f.name, file: f.type === "file" })),

@@ -1,0 +1,35 @@
+import { readConfig } from "../src/config.js";
+import { openContext } from "../src/open-context.js";
+import { BATCH, BATCH_BYTES, columnsOf } from "../src/domain/report.js";
+import { listRows } from "../src/domain/record-queries.js";
+import type { RecordCursor } from "../src/domain/model.js";
+
+/**
+ * The reference for the report figures: the engine alone yielding the rows a full
+ * `fieldsToReport: "all"` report reads — the same projection (rows built as JSON in
+ * SQL), the same keyset batches of ≤ 1,000 rows / 8 MiB, through the same read path —
+ * in this process, with no HTTP and no writer. Reports are given as a ratio to it.
+ */
+export async function bareReadLoop(env: Record<string, string>, blocId: string): Promise<{ rows: number; rowsPerSecond: number; seconds: number }> {
+  const ctx = await openContext(readConfig(env));
+  try {
+    const bloc = await ctx.store.findBloc(blocId);
+    if (!bloc) throw new Error(`no bloc ${blocId}`);
+    const columns = columnsOf(bloc, "all");
+    const filter = { blocId, visibility: {} };
+    const started = performance.now();
+    let rows = 0;
+    let after: RecordCursor | undefined;
+    for (;;) {
+      const batch = await listRows(ctx.store, filter, { order: "oldest", limit: BATCH, offset: 0, after, maxBytes: BATCH_BYTES }, columns);
+      if (batch.length === 0) break;
+      rows += batch.length;
+      const last = batch[batch.length - 1]!;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { rows, rowsPerSecond: rows / seconds, seconds };
+  } finally {
+    await ctx.store.close();
+  }
+}
