@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { Report } from "./report.js";
 import { cellText } from "./xlsx-text.js";
-import { XlsxWorkbook, type Cell } from "./xlsx-workbook.js";
+import { XlsxWorkbook } from "./xlsx-workbook.js";
 
 /** `{"data":[row, …]}`, produced as the rows arrive. */
 export function reportJson(report: Report): Readable {
@@ -25,21 +25,23 @@ export function reportJson(report: Report): Readable {
  * writing.
  */
 export function reportXlsx(report: Report, fileUrl: (ref: string) => string): Readable {
-  const workbook = new XlsxWorkbook(report.bloc.name, report.columns.map((c) => cellText(c.header)));
   const columns = report.columns;
+  const keys = columns.map((c) => c.key);
+  const workbook = new XlsxWorkbook(report.bloc.name, columns.map((c) => cellText(c.header)),
+    (i, text) => (columns[i]!.file ? fileUrl(text) : undefined));
   const write = async (): Promise<void> => {
+    const texts = new Array<string>(keys.length);
     for await (const batch of report.rows) {
       for (const json of batch) {
         const row = JSON.parse(json) as Record<string, string>;
-        const cells: Cell[] = new Array<Cell>(columns.length);
-        for (let i = 0; i < columns.length; i += 1) {
-          const column = columns[i]!;
+        for (let i = 0; i < keys.length; i += 1) {
           // Own keys only: a column named "toString" must not find Object's.
-          const text = cellText(Object.hasOwn(row, column.key) ? row[column.key]! : "");
-          cells[i] = column.file && text !== "" ? { text, link: fileUrl(text) } : { text };
+          texts[i] = Object.hasOwn(row, keys[i]!) ? cellText(row[keys[i]!]!) : "";
         }
-        if (!(await workbook.row(cells))) return;
+        // One await per batch; a row only awaits when it starts a new sheet.
+        if (!workbook.add(texts) && !(await workbook.row(texts))) return;
       }
+      if (!(await workbook.flush())) return;
     }
     await workbook.end();
   };

@@ -19,9 +19,6 @@ const REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationsh
 const PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships";
 const SHEET_OPEN = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheetData>`;
 
-/** One cell of a row: its text (through cellText) and, for file cells, the link target. */
-export interface Cell { readonly text: string; readonly link?: string | undefined }
-
 interface Sheet { readonly name: string; readonly part: ZipPart; rows: number; links: { ref: string; url: string }[] }
 
 /**
@@ -37,10 +34,20 @@ export class XlsxWorkbook {
   private readonly sheets: { name: string; links: { ref: string; url: string }[] }[] = [];
   private sheet: Sheet | undefined;
   private readonly columns: readonly string[];
-  private shared: { spool: DeflatedSpool; dir: string; count: number } | undefined;
+  private shared: { spool: DeflatedSpool; dir: string } | undefined;
+  private pendingShared = "";
+  private sharedCount = 0;
 
-  /** `sheetRows`: rows per sheet, the header included (smaller only in tests). */
-  constructor(private readonly baseName: string, private readonly header: readonly string[], private readonly sheetRows = SHEET_ROWS) {
+  /**
+   * `linkFor`: the link a cell of column `i` holding `text` gets, if any.
+   * `sheetRows`: rows per sheet, the header included (smaller only in tests).
+   */
+  constructor(
+    private readonly baseName: string,
+    private readonly header: readonly string[],
+    private readonly linkFor?: (i: number, text: string) => string | undefined,
+    private readonly sheetRows = SHEET_ROWS,
+  ) {
     this.columns = header.map((_, i) => columnName(i));
     // Temporary files go when the reader leaves, as when the workbook ends.
     this.zip.readable.once("close", () => { void this.cleanUp(); });
@@ -53,8 +60,9 @@ export class XlsxWorkbook {
     const name = sheetName(this.baseName, number);
     this.sheets.push({ name, links: [] });
     this.sheet = { name, part: this.zip.part(`xl/worksheets/sheet${number}.xml`), rows: 0, links: this.sheets[number - 1]!.links };
-    if (!(await this.sheet.part.write(SHEET_OPEN))) return false;
-    return this.writeRow(this.header.map((text) => ({ text })));
+    this.sheet.part.append(SHEET_OPEN);
+    this.addRow(this.header, false);
+    return this.flush();
   }
 
   private async closeSheet(sheet: Sheet): Promise<boolean> {
@@ -65,49 +73,73 @@ export class XlsxWorkbook {
     return (await sheet.part.write(tail + "</worksheet>")) && sheet.part.end();
   }
 
-  private async sharedIndex(text: string): Promise<number> {
-    if (!this.shared) {
-      const dir = await mkdtemp(join(tmpdir(), "bloc-xlsx-"));
-      const spool = new DeflatedSpool(createWriteStream(join(dir, "sst")), this.zip.readable);
-      this.shared = { spool, dir, count: 0 };
-      await spool.write(`${XML_HEAD}<sst xmlns="${MAIN_NS}">`);
-    }
-    await this.shared.spool.write(`<si><t xml:space="preserve">${sharedStringXml(text)}</t></si>`);
-    return this.shared.count++;
+  private sharedIndex(text: string): number {
+    this.pendingShared += `<si><t xml:space="preserve">${sharedStringXml(text)}</t></si>`;
+    return this.sharedCount++;
   }
 
   /** Writes one row; resolves false when the reader left. */
-  async row(cells: readonly Cell[]): Promise<boolean> {
-    let sheet = this.sheet;
-    if (sheet && (sheet.rows >= this.sheetRows || sheet.part.written > SHEET_BYTES)) {
-      if (!(await this.closeSheet(sheet))) return false;
-      sheet = this.sheet = undefined;
+  async row(texts: readonly string[]): Promise<boolean> {
+    if (!this.add(texts)) {
+      if (this.sheet && !(await this.closeSheet(this.sheet))) return false;
+      this.sheet = undefined;
+      if (!(await this.openSheet())) return false;
+      this.add(texts);
     }
-    if (!sheet && !(await this.openSheet())) return false;
-    return this.writeRow(cells);
+    return true;
   }
 
-  private async writeRow(cells: readonly Cell[]): Promise<boolean> {
+  /**
+   * Adds one row to what the next flush writes, without awaiting anything; false (and
+   * nothing added) when the row needs a new sheet first, which `row` then opens.
+   */
+  add(texts: readonly string[]): boolean {
+    const sheet = this.sheet;
+    if (!sheet || sheet.rows >= this.sheetRows || sheet.part.written > SHEET_BYTES) return false;
+    this.addRow(texts, true);
+    return true;
+  }
+
+  /** The row's XML, appended to the sheet; `linked`: file cells become links (not in the header). */
+  private addRow(texts: readonly string[], linked: boolean): void {
     const sheet = this.sheet!;
     const number = ++sheet.rows;
     let xml = `<row r="${number}">`;
-    for (let i = 0; i < cells.length; i += 1) {
-      const cell = cells[i]!;
-      if (cell.text === "") continue;
+    for (let i = 0; i < texts.length; i += 1) {
+      const text = texts[i]!;
+      if (text === "") continue;
       const ref = this.columns[i]! + number;
-      if (needsSharedString(cell.text)) {
-        xml += `<c r="${ref}" t="s"><v>${await this.sharedIndex(cell.text)}</v></c>`;
-      } else {
-        xml += `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlEscape(cell.text)}</t></is></c>`;
+      xml += needsSharedString(text)
+        ? `<c r="${ref}" t="s"><v>${this.sharedIndex(text)}</v></c>`
+        : `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${xmlEscape(text)}</t></is></c>`;
+      if (linked && this.linkFor && sheet.links.length < SHEET_LINKS) {
+        const url = this.linkFor(i, text);
+        if (url !== undefined) sheet.links.push({ ref, url });
       }
-      if (cell.link !== undefined && sheet.links.length < SHEET_LINKS) sheet.links.push({ ref, url: cell.link });
     }
-    return sheet.part.write(xml + "</row>");
+    sheet.part.append(xml + "</row>");
+  }
+
+  /** Hands the rows added so far to the archive, waiting while it or the reader is behind; false when the reader left. */
+  async flush(): Promise<boolean> {
+    if (this.pendingShared !== "") {
+      if (!this.shared) {
+        const dir = await mkdtemp(join(tmpdir(), "bloc-xlsx-"));
+        const spool = new DeflatedSpool(createWriteStream(join(dir, "sst")), this.zip.readable);
+        this.shared = { spool, dir };
+        if (!(await spool.write(`${XML_HEAD}<sst xmlns="${MAIN_NS}">`))) return false;
+      }
+      const text = this.pendingShared;
+      this.pendingShared = "";
+      if (!(await this.shared.spool.write(text))) return false;
+    }
+    return this.sheet ? this.sheet.part.flush() : !this.zip.readable.destroyed;
   }
 
   /** Writes the remaining parts; the readable ends once the reader took them. */
   async end(): Promise<void> {
     if (!this.sheet && !(await this.openSheet())) return;
+    if (!(await this.flush())) return;
     if (!(await this.closeSheet(this.sheet!))) return;
     const zip = this.zip;
     let ok = true;

@@ -57,15 +57,20 @@ export class ZipPart {
   /** Bytes of text (UTF-16 length, roughly bytes for report text) given so far. */
   get written(): number { return this.size + this.pendingLength; }
 
-  /** Adds text; resolves false when the reader left and writing should stop. */
-  async write(text: string): Promise<boolean> {
+  /** Adds text to what the next flush writes (no await per row). */
+  append(text: string): void {
     this.pending.push(text);
     this.pendingLength += text.length;
-    if (this.pendingLength < CHUNK) return !this.output.destroyed;
-    return this.flush();
   }
 
-  private async flush(): Promise<boolean> {
+  /** Adds text; resolves false when the reader left and writing should stop. */
+  async write(text: string): Promise<boolean> {
+    this.append(text);
+    return this.pendingLength < CHUNK ? !this.output.destroyed : this.flush();
+  }
+
+  /** Hands what was appended to deflate, waiting while it is behind; false when the reader left. */
+  async flush(): Promise<boolean> {
     if (this.pendingLength === 0) return !this.output.destroyed;
     const bytes = Buffer.from(this.pending.join(""), "utf8");
     this.pending = [];
