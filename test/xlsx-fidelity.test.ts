@@ -5,6 +5,8 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buffer } from "node:stream/consumers";
+import { randomBytes } from "node:crypto";
+import { setTimeout as delay } from "node:timers/promises";
 import { runPython } from "./support/python.js";
 import { addBloc, startServer, type TestServer } from "./support/server.js";
 import { CELL_MAX, cellText } from "../src/domain/xlsx-text.js";
@@ -168,6 +170,53 @@ describe(".xlsx beyond a sheet's row limit", () => {
       "Many (2)": [["A", "B"], ["a3", "_x0041_3"], ["a4", "_x0041_4"]],
       "Many (3)": [["A", "B"], ["a5", "_x0041_5"]],
     });
+  });
+});
+
+describe(".xlsx writer: memory and a reader that leaves", () => {
+  /** A batch of 1,000 rows of 1,000 random characters: about 1 MB that deflate cannot shrink much. */
+  const batch = (): string[][] => Array.from({ length: 1000 }, () => [randomBytes(750).toString("base64"), "_x0041_"]);
+  /** The report writer's way: add without awaiting, `row` when a sheet must be opened first. */
+  const put = async (workbook: XlsxWorkbook, rows: string[][]): Promise<void> => {
+    for (const row of rows) if (!workbook.add(row)) assert.ok(await workbook.row(row));
+  };
+  const stalls = async (flushed: Promise<boolean>): Promise<boolean> =>
+    (await Promise.race([flushed.then(() => "flushed"), delay(1000).then(() => "stalled")])) === "stalled";
+
+  test("a reader that does not read stops the writer within a few megabytes; reading on completes the workbook", async () => {
+    const workbook = new XlsxWorkbook("Slow", ["A", "B"]);
+    let written = 0;
+    let pending: Promise<boolean> | undefined;
+    while (written < 64) {
+      await put(workbook, batch());
+      written += 1;
+      const flushed = workbook.flush();
+      if (await stalls(flushed)) { pending = flushed; break; }
+      assert.equal(await flushed, true);
+    }
+    assert.ok(pending, "64 MB were taken by a reader that reads nothing");
+    assert.ok(written <= 8, `${written} MB were taken before the writer waited`);
+    assert.ok(workbook.readable.readableLength <= 1024 * 1024, `${workbook.readable.readableLength} bytes wait in the answer`);
+    const body = buffer(workbook.readable);
+    assert.equal(await pending, true);
+    await workbook.end();
+    const sheets = JSON.parse(runPython(OPENPYXL, await body)) as Record<string, string[][]>;
+    assert.equal(sheets.Slow!.length, written * 1000 + 1);
+  });
+
+  test("a reader that leaves ends the writing and removes the temporary shared strings", async () => {
+    const before = (await readdir(tmpdir())).filter((n) => n.startsWith("bloc-xlsx-"));
+    const workbook = new XlsxWorkbook("Gone", ["A", "B"]);
+    await put(workbook, batch().slice(0, 10));
+    assert.equal(await workbook.flush(), true, "ten rows fit in the buffers");
+    await put(workbook, batch());
+    const flushed = workbook.flush();
+    assert.ok(await stalls(flushed), "the writer waits for a reader that reads nothing");
+    workbook.readable.destroy();
+    assert.equal(await flushed, false, "the waiting writer learns that the reader left");
+    await delay(200);
+    const after = (await readdir(tmpdir())).filter((n) => n.startsWith("bloc-xlsx-"));
+    assert.deepEqual(after.filter((n) => !before.includes(n)), []);
   });
 });
 
