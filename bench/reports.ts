@@ -33,3 +33,35 @@ export async function bareReadLoop(env: Record<string, string>, blocId: string):
     await ctx.store.close();
   }
 }
+
+export interface ReportRun { readonly rowsPerSecond: number; readonly firstByte: number; readonly rssGrowth: number; readonly seconds: number }
+
+function median<T>(runs: readonly T[], by: (run: T) => number): T {
+  return [...runs].sort((a, b) => by(a) - by(b))[Math.floor(runs.length / 2)]!;
+}
+
+/**
+ * The bare read loop, the JSON report and the .xlsx report, in turn, `rounds` times; the
+ * median of each. Interleaving gives each the same share of a machine that other work
+ * also uses, so the ratios hold where the absolute figures move.
+ */
+export async function measureReports(
+  rounds: number, bare: () => Promise<{ rowsPerSecond: number }>, report: (responseType: string) => Promise<ReportRun>,
+): Promise<{ bare: number; bareRuns: number[]; json: ReportRun; xlsx: ReportRun }> {
+  const bares: number[] = [];
+  const jsons: ReportRun[] = [];
+  const xlsxs: ReportRun[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    bares.push((await bare()).rowsPerSecond);
+    jsons.push(await report("json"));
+    xlsxs.push(await report("blob"));
+  }
+  // Peak memory is the worst round's, not the median's.
+  const worst = (runs: readonly ReportRun[]): number => Math.max(...runs.map((r) => r.rssGrowth));
+  const json = median(jsons, (r) => r.rowsPerSecond);
+  const xlsx = median(xlsxs, (r) => r.rowsPerSecond);
+  return {
+    bare: median(bares, (r) => r), bareRuns: bares,
+    json: { ...json, rssGrowth: worst(jsons) }, xlsx: { ...xlsx, rssGrowth: worst(xlsxs) },
+  };
+}
