@@ -66,7 +66,7 @@ export function columnName(index: number): string {
 /** Excel limits sheet names to 31 characters and forbids a few. */
 export function sheetName(name: string, part: number): string {
   const suffix = part === 1 ? "" : ` (${part})`;
-  let cleaned = cellText(name).replace(/[[\]:*?/\\]/g, " ").trim().replace(/^'+|'+$/g, "");
+  let cleaned = cellText(name).replace(/[[\]:*?/\\\t\n\r]/g, " ").trim().replace(/^'+|'+$/g, "");
   if (cleaned === "") cleaned = "Report";
   cleaned = cleaned.slice(0, 31 - suffix.length).replace(/[\uD800-\uDBFF]$/, "");
   return cleaned + suffix;
