@@ -5,7 +5,7 @@ import { addBloc, startServer, type TestServer } from "./support/server.js";
 import { storedRecords } from "./support/fixtures.js";
 import type { Reply } from "./support/http.js";
 import type { Bloc, Field } from "../src/domain/model.js";
-import { CELL_MAX, cellText } from "../src/domain/report-writers.js";
+import { CELL_MAX, cellText } from "../src/domain/xlsx-text.js";
 
 /*
  * Finding 6 (store and domain part): slugs that every JavaScript object already answers
@@ -156,7 +156,7 @@ function readXlsx(body: Buffer): { rows: string[][]; readers: string[] } {
 }
 
 describe(".xlsx with characters XML 1.0 forbids", () => {
-  test("the workbook stays valid: forbidden characters become U+FFFD, text past Excel's cell limit is cut", async () => {
+  test("the workbook stays valid: forbidden characters are dropped, text past Excel's cell limit is cut", async () => {
     const blocId = await addBloc(server, "Odd \uFFFE name", ["Part\uFFFF", "Note"]);
     const values = [
       { field_1: "a\uFFFEb", field_2: "\uFFFF" },
@@ -174,9 +174,9 @@ describe(".xlsx with characters XML 1.0 forbids", () => {
     assert.equal(reply.status, 200);
     const { rows } = readXlsx(reply.body);
     assert.deepEqual(rows, [
-      ["Part\uFFFD", "Note"],
-      ["a\uFFFDb", "\uFFFD"],
-      ["c\uFFFDd\uFFFDe", "tab\there\nline"],
+      ["Part", "Note"],
+      ["ab", ""],
+      ["cde", "tab\there\nline"],
       ["pair \uD83D\uDE00 kept", "x"],
       ["y".repeat(CELL_MAX), ""],
     ]);
@@ -186,8 +186,8 @@ describe(".xlsx with characters XML 1.0 forbids", () => {
     assert.equal(json.json.data[3].field_1.length, CELL_MAX + 10);
   });
 
-  test("cell text: lone surrogates become U+FFFD, and a cut never splits a pair", () => {
-    assert.equal(cellText("a\uD800b\uDC00c"), "a\uFFFDb\uFFFDc");
+  test("cell text: lone surrogates are dropped, and a cut never splits a pair", () => {
+    assert.equal(cellText("a\uD800b\uDC00c"), "abc");
     assert.equal(cellText(`${"z".repeat(CELL_MAX - 1)}\uD83D\uDE00`), "z".repeat(CELL_MAX - 1));
     assert.equal(cellText("plain\ttext"), "plain\ttext");
   });

@@ -28,7 +28,7 @@ const TRAILING: readonly ReportColumn[] = [
  * (a row longer than that goes alone), which bounds a report's memory whatever the
  * records hold.
  */
-const BATCH = 1000;
+export const BATCH = 1000;
 export const BATCH_BYTES = 8 * 1024 * 1024;
 /** Values one filterDataToQuery list may hold. */
 export const MAX_FILTER_VALUES = 10_000;
@@ -55,7 +55,7 @@ export interface Report {
   readonly rows: AsyncIterable<readonly string[]>;
 }
 
-function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): ReportColumn[] {
+export function columnsOf(bloc: Bloc, fields: "all" | readonly string[]): ReportColumn[] {
   const all: ReportColumn[] = [
     ...LEADING,
     ...bloc.fields.map((f) => ({ key: f.slug, source: { field: f.slug }, header: f.name, file: f.type === "file" })),
@@ -96,17 +96,27 @@ function nextBatch(ctx: Context, filter: RecordFilter, order: Order, columns: re
   }, columns);
 }
 
-/** The rows from `first` (already read) on, batch after batch, until `left` rows were given or none are left. */
+/**
+ * The rows from `first` (already read) on, batch after batch, until `left` rows were given
+ * or none are left. The next batch is asked for before the current one is handed on, so an
+ * engine that answers over the network (PostgreSQL) reads while the writer writes; at most
+ * two batches are held.
+ */
 async function* rowsFrom(
   ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[], first: readonly ProjectedRow[], left: number,
 ): AsyncGenerator<readonly string[]> {
   let batch = first;
   while (batch.length > 0) {
-    yield batch.map((row) => row.json);
     left -= batch.length;
     const last = batch[batch.length - 1]!;
-    if (left <= 0) return;
-    batch = await nextBatch(ctx, filter, order, columns, { offset: 0, after: { createdAt: last.createdAt, id: last.id }, left });
+    const next = left > 0
+      ? nextBatch(ctx, filter, order, columns, { offset: 0, after: { createdAt: last.createdAt, id: last.id }, left })
+      : undefined;
+    // A reader that leaves stops the generator before `next` is awaited: its failure is then nobody's.
+    next?.catch(() => undefined);
+    yield batch.map((row) => row.json);
+    if (!next) return;
+    batch = await next;
   }
 }
 

@@ -32,11 +32,20 @@ function valueFilter(filtering: Params): Record<string, readonly unknown[]> {
   return Object.fromEntries(Object.entries(object).map(([slug, values]) => [slug, Array.isArray(values) ? values : [values]]));
 }
 
-/** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form. */
-function contentDisposition(blocName: string, stamp: string): string {
-  const name = `${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.xlsx`;
+/**
+ * Characters no file name should hold: controls (C0, C1), path and shell-reserved
+ * characters, bidirectional overrides (which disguise an extension), lone surrogates and
+ * noncharacters. Both forms of the name are cut from the one cleaned name.
+ */
+const UNSAFE_IN_NAME = /[\u0000-\u001F\u007F-\u009F/\\:*?"<>|\u200E\u200F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form, both cleaned the same way. */
+export function contentDisposition(blocName: string, stamp: string): string {
+  const name = `${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.xlsx`.replace(UNSAFE_IN_NAME, "_");
   const ascii = name.replace(/[^A-Za-z0-9 ._-]/g, "_");
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+  // encodeURIComponent leaves ' ( ) unescaped, which RFC 5987's attr-char does not allow.
+  const encoded = encodeURIComponent(name).replace(/['()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /** BLOC_MAX_REPORT_PAGE: the largest report page (`dataFilteringData.resultLimit`). */
