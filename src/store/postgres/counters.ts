@@ -82,41 +82,46 @@ export async function clearCounters(db: Db, blocId: string): Promise<void> {
  * strings that differ only in lone surrogates reach PostgreSQL as the same text.
  */
 export async function writeCounters(db: Db, deltas: CounterDeltas): Promise<void> {
+  // Sent one after another without waiting in between (one connection runs them in order).
+  const sent: Promise<unknown>[] = [];
   const days = deltas.days();
   if (days.length > 0) {
     const [head, tail] = headTail("u.s", COUNTER_HEAD);
-    await db.run(`
+    sent.push(db.run(`
       INSERT INTO day_counts AS c (bloc_id, segment, day, n)
       SELECT u.b, u.s, u.d, sum(u.n) FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(b, s, d, n)
       GROUP BY u.b, u.s, u.d ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.d COLLATE "C"
       ON CONFLICT (bloc_id, segment_head, segment_tail, day) DO UPDATE SET n = c.n + excluded.n`,
-    [days.map((d) => d[0]), days.map((d) => d[1]), days.map((d) => d[2]), days.map((d) => d[3])]);
+    [days.map((d) => d[0]), days.map((d) => d[1]), days.map((d) => d[2]), days.map((d) => d[3])]));
     const fallen = days.filter((d) => d[3] < 0);
     if (fallen.length > 0) {
-      await db.run(`
+      sent.push(db.run(`
         DELETE FROM day_counts c USING unnest($1::text[], $2::text[], $3::text[]) AS u(b, s, d)
         WHERE c.bloc_id = u.b AND c.segment_head = ${head} AND c.segment_tail = ${tail} AND c.day = u.d AND c.n <= 0`,
-      [fallen.map((d) => d[0]), fallen.map((d) => d[1]), fallen.map((d) => d[2])]);
+      [fallen.map((d) => d[0]), fallen.map((d) => d[1]), fallen.map((d) => d[2])]));
     }
   }
   const values = deltas.values();
   if (values.length > 0) {
     const [segmentHead, segmentTail] = headTail("u.s", COUNTER_HEAD);
     const [valueHead, valueTail] = headTail("u.v", COUNTER_HEAD);
-    await db.run(`
+    sent.push(db.run(`
       INSERT INTO value_totals AS c (bloc_id, segment, slug, value, n)
       SELECT u.b, u.s, u.k, u.v, sum(u.n)
       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(b, s, k, v, n)
       GROUP BY u.b, u.s, u.k, u.v ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.k COLLATE "C", u.v COLLATE "C"
       ON CONFLICT (bloc_id, segment_head, segment_tail, slug, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
-    [values.map((v) => v[0]), values.map((v) => v[1]), values.map((v) => v[2]), values.map((v) => v[3]), values.map((v) => v[4])]);
+    [values.map((v) => v[0]), values.map((v) => v[1]), values.map((v) => v[2]), values.map((v) => v[3]), values.map((v) => v[4])]));
     const fallen = values.filter((v) => v[4] < 0);
     if (fallen.length > 0) {
-      await db.run(`
+      sent.push(db.run(`
         DELETE FROM value_totals c USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(b, s, k, v)
         WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
           AND c.slug = u.k AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
-      [fallen.map((v) => v[0]), fallen.map((v) => v[1]), fallen.map((v) => v[2]), fallen.map((v) => v[3])]);
+      [fallen.map((v) => v[0]), fallen.map((v) => v[1]), fallen.map((v) => v[2]), fallen.map((v) => v[3])]));
     }
   }
+  // allSettled first: no rejection is left unhandled when an earlier one throws.
+  await Promise.allSettled(sent);
+  await Promise.all(sent);
 }
