@@ -158,7 +158,12 @@ export class SqliteStore extends BaseStore implements Store {
 
   snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T> {
     // A deferred transaction reads one snapshot from its first read on.
-    return this.read(() => this.inTransaction("BEGIN", () => work(new SqliteSession(this.sql, this.cache, NOTHING, NOTHING))));
+    // Flushed before it begins, not after: a snapshot may stream what it reads (reports) as
+    // it goes. Holding the connection, no commit of this process can come in between.
+    return this.lock.run(async () => {
+      await this.durable();
+      return this.inTransaction("BEGIN", () => work(new SqliteSession(this.sql, this.cache, NOTHING, NOTHING)));
+    });
   }
 
   holdContent(sha256: string, createdAt: string): Promise<string> {
