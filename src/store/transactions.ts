@@ -11,6 +11,14 @@ export interface TransactionEngine<S> {
   unit(session: S, counters: CounterDeltas, pending: CounterDeltas): Tx;
   /** Writes counter changes in the open transaction. */
   writeCounters(session: S, deltas: CounterDeltas): Promise<void>;
+  /** Told how many units a group commit's transaction is about to run (PostgreSQL reserves record IDs for them). */
+  batch?(session: S, units: number): void;
+  /**
+   * Resolves once every transaction committed so far is on disk, when `transaction`
+   * resolves at its COMMIT before that (SQLite, wal-sync.ts); absent when a commit is
+   * durable as it returns.
+   */
+  durable?(): Promise<void>;
 }
 
 interface Queued {
@@ -29,7 +37,8 @@ const NOTHING_PENDING = new CounterDeltas();
  * the group's previous transaction is running share the next one, each in a savepoint
  * of its own, and their counter changes are merged and written once before the commit.
  * Many answers then cost one sync to disk and one write per counter row. No answer is
- * given before the transaction holding it has committed.
+ * given before the transaction holding it has committed and is on disk (`durable`); the
+ * group's next transaction may run while that one is being made durable.
  */
 export class Transactions<S> {
   private readonly queues = new Map<string, Queued[]>();
@@ -44,6 +53,9 @@ export class Transactions<S> {
         const counters = new CounterDeltas();
         const result = await work(this.engine.unit(session, counters, NOTHING_PENDING));
         if (!counters.empty) await this.engine.writeCounters(session, counters);
+        return result;
+      }).then(async (result) => {
+        await this.engine.durable?.();
         return result;
       });
     }
@@ -65,9 +77,11 @@ export class Transactions<S> {
     this.queues.delete(group);
     this.running.add(group);
     let outcomes: Outcome[] = [];
+    let failure: { readonly error: unknown } | undefined;
     try {
       await this.engine.transaction(async (session) => {
         outcomes = [];
+        this.engine.batch?.(session, batch.length);
         const pending = new CounterDeltas();
         for (const item of batch) {
           const counters = new CounterDeltas();
@@ -81,15 +95,27 @@ export class Transactions<S> {
         }
         if (!pending.empty) await this.engine.writeCounters(session, pending);
       });
-      batch.forEach((item, index) => {
-        const outcome = outcomes[index]!;
-        if ("value" in outcome) item.resolve(outcome.value); else item.reject(outcome.error);
-      });
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      failure = { error };
     } finally {
+      // The next batch may run while this one's commit is made durable.
       this.running.delete(group);
       if (this.queues.has(group)) setImmediate(() => void this.flush(group));
     }
+    if (failure === undefined && this.engine.durable) {
+      try {
+        await this.engine.durable();
+      } catch (error) {
+        failure = { error };
+      }
+    }
+    if (failure !== undefined) {
+      for (const item of batch) item.reject(failure.error);
+      return;
+    }
+    batch.forEach((item, index) => {
+      const outcome = outcomes[index]!;
+      if ("value" in outcome) item.resolve(outcome.value); else item.reject(outcome.error);
+    });
   }
 }

@@ -17,22 +17,35 @@ import { migrate } from "./schema.js";
 import { SqliteSession, writeCounters } from "./session.js";
 import { ALL_PAGES, withSnapshotCopy } from "./snapshot.js";
 import { Statements } from "./statements.js";
+import { WalSync } from "./wal-sync.js";
+
+export interface SqliteStoreOptions {
+  /** Flushes the -wal file after each write transaction (wal-sync.ts); replaced only by tests. */
+  readonly syncFile?: (file: string) => Promise<void>;
+}
 
 const NOTHING = new CounterDeltas();
 
-/** Wraps every method of `target` so that it runs while holding the connection. */
-function underLock<T extends object>(target: T, lock: ConnectionLock): T {
+/**
+ * Wraps every method of `target` so that it runs while holding the connection, and
+ * answers only once `durable` resolves (what it read is then on disk).
+ */
+function underLock<T extends object>(target: T, lock: ConnectionLock, durable: () => Promise<void>): T {
   return new Proxy(target, {
     get(object, key) {
       const value: unknown = Reflect.get(object, key);
       if (typeof value !== "function") return value;
-      return (...args: unknown[]) => lock.run(async () => {
-        try {
-          return await (value as (...a: unknown[]) => unknown).apply(object, args);
-        } catch (error) {
-          throw translate(error);
-        }
-      });
+      return async (...args: unknown[]) => {
+        const result = await lock.run(async () => {
+          try {
+            return await (value as (...a: unknown[]) => unknown).apply(object, args);
+          } catch (error) {
+            throw translate(error);
+          }
+        });
+        await durable();
+        return result;
+      };
     },
   });
 }
@@ -49,25 +62,35 @@ export class SqliteStore extends BaseStore implements Store {
   private readonly cache: GenerationCache;
   private readonly transactions: Transactions<SqliteSession>;
   private readonly requests = new RequestCounts();
+  /** Flushes the WAL after each write transaction; undefined when the database runs another journal mode. */
+  private readonly walSync: WalSync | undefined;
   protected readonly direct: StoreReads;
 
-  constructor(private readonly file: string) {
+  constructor(private readonly file: string, options: SqliteStoreOptions = {}) {
     super();
     if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
     this.db = new Database(file);
-    this.db.pragma("journal_mode = WAL");
+    const journal = String(this.db.pragma("journal_mode = WAL", { simple: true }));
     // FULL: an answered write must survive a power cut, not only a crash (durability.ts).
     this.db.pragma("synchronous = FULL");
     this.db.pragma("busy_timeout = 5000");
     this.db.pragma("foreign_keys = ON");
     migrate(this.db);
+    // In WAL mode the commit's sync moves off the event loop (wal-sync.ts): NORMAL writes
+    // the frames, WalSync flushes them before anyone is answered. Any other journal mode
+    // (a file system that cannot hold a WAL, an in-memory database) stays FULL.
+    if (journal === "wal" && !this.db.memory) {
+      this.walSync = new WalSync(`${path.resolve(file)}-wal`, options.syncFile);
+      this.db.pragma("synchronous = NORMAL");
+    }
     this.sql = new Statements(this.db);
     const generation = this.sql.get("SELECT n FROM generation WHERE id = 1");
     this.cache = new GenerationCache(async () => (generation.get() as { n: number }).n);
     const session = new SqliteSession(this.sql, this.cache, NOTHING, NOTHING);
-    this.direct = underLock<StoreReads>(session, this.lock);
+    this.direct = underLock<StoreReads>(session, this.lock, () => this.durable());
     this.transactions = new Transactions<SqliteSession>({
       transaction: (work) => this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", () => work(session))),
+      durable: () => this.durable(),
       savepoint: async (_session, work) => {
         this.db.exec("SAVEPOINT unit");
         try {
@@ -85,12 +108,42 @@ export class SqliteStore extends BaseStore implements Store {
     });
   }
 
-  /** Runs `work` between `begin` and COMMIT; anything thrown rolls it all back. */
+  /**
+   * Resolves once every commit of this process so far is on disk. Whatever is answered
+   * waits for it: a write's answer, and a read's, which may show a write that is not
+   * answered yet.
+   */
+  private durable(): Promise<void> {
+    return this.walSync ? this.walSync.flushed() : Promise.resolve();
+  }
+
+  /** A write transaction, answered once durable; the connection is handed on at COMMIT. */
+  private async write<T>(work: () => Promise<T>): Promise<T> {
+    const result = await this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", work));
+    await this.durable();
+    return result;
+  }
+
+  /** A read, answered once what it may have seen is durable. */
+  private async read<T>(work: () => Promise<T>): Promise<T> {
+    const result = await this.lock.run(work);
+    await this.durable();
+    return result;
+  }
+
+  /**
+   * Runs `work` between `begin` and COMMIT; anything thrown rolls it all back. A write
+   * transaction (BEGIN IMMEDIATE) is counted for the WAL's flush (wal-sync.ts), which its
+   * caller awaits before answering.
+   */
   private async inTransaction<T>(begin: string, work: () => Promise<T>): Promise<T> {
+    const writes = begin !== "BEGIN";
+    if (writes) this.walSync?.check();
     this.db.exec(begin);
     try {
       const result = await work();
       this.db.exec("COMMIT");
+      if (writes) this.walSync?.committed();
       return result;
     } catch (error) {
       if (this.db.inTransaction) this.db.exec("ROLLBACK");
@@ -105,11 +158,16 @@ export class SqliteStore extends BaseStore implements Store {
 
   snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T> {
     // A deferred transaction reads one snapshot from its first read on.
-    return this.lock.run(() => this.inTransaction("BEGIN", () => work(new SqliteSession(this.sql, this.cache, NOTHING, NOTHING))));
+    // Flushed before it begins, not after: a snapshot may stream what it reads (reports) as
+    // it goes. Holding the connection, no commit of this process can come in between.
+    return this.lock.run(async () => {
+      await this.durable();
+      return this.inTransaction("BEGIN", () => work(new SqliteSession(this.sql, this.cache, NOTHING, NOTHING)));
+    });
   }
 
   holdContent(sha256: string, createdAt: string): Promise<string> {
-    return this.lock.run(async () => {
+    return this.write(async () => {
       const id = crypto.randomUUID();
       this.sql.get("INSERT INTO content_holds (id, sha256, created_at) VALUES (?, ?, ?)").run(id, sha256, createdAt);
       return id;
@@ -117,17 +175,17 @@ export class SqliteStore extends BaseStore implements Store {
   }
 
   releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
-    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", async () => {
+    return this.write(async () => {
       this.sql.get("DELETE FROM content_holds WHERE id = ?").run(hold);
       const used = this.sql.get(`SELECT 1 FROM files WHERE sha256 = ?
         UNION ALL SELECT 1 FROM content_holds WHERE sha256 = ? LIMIT 1`).get(sha256, sha256) !== undefined;
       // Removed inside the transaction: an upload of the same content takes its hold only after this commits.
       if (!used) remove();
-    }));
+    });
   }
 
   purgeIdempotencyKeys(before: number): Promise<number> {
-    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", async () => purgeIdempotencyKeys(this.sql, before)));
+    return this.write(async () => purgeIdempotencyKeys(this.sql, before));
   }
 
   /** Per process: counting in the file would make every request a write that waits for the write lock. */
@@ -136,11 +194,11 @@ export class SqliteStore extends BaseStore implements Store {
   }
 
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
-    return this.lock.run(async () => exportRows(this.sql, table, after, limit));
+    return this.read(async () => exportRows(this.sql, table, after, limit));
   }
 
   importRows(table: TableName, rows: readonly Row[]): Promise<void> {
-    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", async () => importRows(this.sql, table, rows)));
+    return this.write(async () => importRows(this.sql, table, rows));
   }
 
   tableSizes(): Promise<Record<TableName, number>> {
@@ -154,7 +212,7 @@ export class SqliteStore extends BaseStore implements Store {
   }
 
   durability(): Promise<Durability> {
-    return this.lock.run(async () => sqliteDurability(this.db));
+    return this.lock.run(async () => sqliteDurability(this.db, this.walSync !== undefined));
   }
 
   /** Not under the connection lock: it reads no table, so it need not wait for a transaction. */
@@ -163,6 +221,10 @@ export class SqliteStore extends BaseStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.lock.run(async () => this.db.close());
+    await this.lock.run(async () => {
+      // Answers still waiting for a flush get it before closing removes the -wal file.
+      await this.durable().catch(() => undefined);
+      this.db.close();
+    });
   }
 }

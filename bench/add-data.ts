@@ -1,0 +1,110 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { readConfig } from "../src/config.js";
+import { openContext } from "../src/open-context.js";
+import { createUser } from "../src/domain/users.js";
+import { startProcess } from "../test/support/process.js";
+import { load, type Load } from "./measure.js";
+import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
+import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc } from "./seed.js";
+
+/*
+ * add-data alone, to iterate on it: `node dist/bench/add-data.js [--store postgres]
+ * [--rounds 3] [--seconds 3]`. Each round measures the reference (the bare Fastify route;
+ * on PostgreSQL also the bare driver loop) and then add-data, back to back, so that each
+ * ratio compares figures taken under the same load of a shared machine; the medians of
+ * the rounds are printed at the end. `BLOC_BENCH_SERVER_NODE_OPTIONS` is passed to the
+ * server process (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
+
+function option(name: string): string | undefined {
+  const args = process.argv.slice(2);
+  const index = args.indexOf(name);
+  return index >= 0 ? args[index + 1] : undefined;
+}
+
+const STORE = option("--store") ?? "sqlite";
+const ROUNDS = Number(option("--rounds") ?? "3");
+const SECONDS = Number(option("--seconds") ?? "3");
+const CONNECTIONS = 32;
+const PG_POOL = process.env.BLOC_PG_POOL ?? "10";
+const here = path.dirname(fileURLToPath(import.meta.url));
+const say = (line: string): void => { process.stderr.write(`${line}\n`); };
+/** CPU time (user + system) a process has used, in ms, from /proc. */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 1000 / 100;
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bloc-bench-adds-"));
+  const pg = STORE === "postgres" ? await createBenchDatabase() : undefined;
+  const databaseUrl = pg ? pg.url : `sqlite:${path.join(dir, "bloc.db")}`;
+  const admin = `bench-admin-${Date.now()}-0123456789`;
+  const env = { DATABASE_URL: databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_ADMIN_TOKEN: admin, BLOC_PG_POOL: PG_POOL };
+  try {
+    const ctx = await openContext(readConfig(env));
+    const user = (await createUser(ctx, "operator")).id;
+    const blocId = await createBenchBloc(ctx, "Adds");
+    await ctx.store.close();
+    const scan: Record<string, string> = {
+      ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]!])),
+      [SERIAL]: "SN-x", [BATCH]: "B-00001", [COMMENT]: "scanned",
+    };
+    const nodeOptions = process.env.BLOC_BENCH_SERVER_NODE_OPTIONS;
+    const server = await startProcess({ ...env, BLOC_LOG_LEVEL: "warn", ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, dir);
+    const ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, dir, path.join(here, "ceiling-server.js"));
+    const rows: { ceil: Load; driver?: DriverCeiling; add: Load; ceilCpu: number; addCpu: number }[] = [];
+    /** The load's figures and the server's CPU time per answered request, in µs. */
+    const measured = async (pid: number, run: () => Promise<Load>): Promise<[Load, number]> => {
+      const before = cpuMs(pid);
+      const result = await run();
+      // The warm-up's requests are not counted, so this overstates a little, alike for both servers.
+      return [result, ((cpuMs(pid) - before) * 1000) / (result.requests * (1 + 0.5 / SECONDS))];
+    };
+    try {
+      for (let round = 1; round <= ROUNDS; round += 1) {
+        const [ceil, ceilCpu] = await measured(ceiling.child.pid!,
+          () => load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: CONNECTIONS, seconds: SECONDS }));
+        const driver = pg ? await driverCeiling(pg.url, {
+          loops: CONNECTIONS, pool: Number(PG_POOL), seconds: SECONDS, databaseName: pg.name,
+          row: { blocId, userId: user, values: scan },
+        }) : undefined;
+        const [add, addCpu] = await measured(server.child.pid!, () => load({
+          url: `${server.url}/api/add-data`, method: "POST", token: admin, connections: CONNECTIONS, seconds: SECONDS,
+          body: { scanStationID: blocId, dataToAdd: JSON.stringify(scan) },
+        }));
+        rows.push({ ceil, add, ceilCpu, addCpu, ...(driver ? { driver } : {}) });
+        const reference = driver ?? ceil;
+        say(`round ${round}: ceiling ${Math.round(ceil.rps)} req/s` + (driver ? `, driver ${Math.round(driver.rps)} tx/s` : "") +
+          `, add-data ${Math.round(add.rps)} req/s (p50 ${add.p50} ms, p99 ${add.p99} ms, ${add.failures} failed)` +
+          `; ratio ${(add.rps / reference.rps).toFixed(2)}` + (driver ? ` (to Fastify ${(add.rps / ceil.rps).toFixed(2)})` : "") +
+          `; server CPU per request: ceiling ${ceilCpu.toFixed(0)} µs, add-data ${addCpu.toFixed(0)} µs`);
+      }
+    } finally {
+      await server.stop();
+      await ceiling.stop();
+      if (process.argv.includes("--server-output")) say(server.output());
+    }
+    const ratios = rows.map((r) => r.add.rps / (r.driver ?? r.ceil).rps);
+    process.stdout.write(`${STORE}, ${ROUNDS} rounds of ${SECONDS} s, ${os.loadavg()[0]!.toFixed(1)} load: ` +
+      `median ceiling ${Math.round(median(rows.map((r) => r.ceil.rps)))} req/s` +
+      (pg ? `, median driver ${Math.round(median(rows.map((r) => r.driver!.rps)))} tx/s` : "") +
+      `, median add-data ${Math.round(median(rows.map((r) => r.add.rps)))} req/s, median ratio ${median(ratios).toFixed(2)} ` +
+      `(${ratios.map((r) => r.toFixed(2)).join(", ")}); median server CPU per request: ceiling ` +
+      `${median(rows.map((r) => r.ceilCpu)).toFixed(0)} µs, add-data ${median(rows.map((r) => r.addCpu)).toFixed(0)} µs\n`);
+  } finally {
+    await pg?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
