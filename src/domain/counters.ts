@@ -65,6 +65,16 @@ export class CounterDeltas {
     for (const segment of segmentsOf(record, profileSlugs)) this.bumpValue(record.blocId, segment, slug, value, sign);
   }
 
+  /** Adds `n` to one day counter (a bulk load's counts, counted elsewhere by segmentsOf). */
+  addCount(blocId: string, segment: string, day: string, n: number): void {
+    this.bumpDay(blocId, segment, day, n);
+  }
+
+  /** Adds `n` to one value counter (a bulk load's counts, counted elsewhere by segmentsOf). */
+  addValueCount(blocId: string, segment: string, slug: string, value: string, n: number): void {
+    this.bumpValue(blocId, segment, slug, value, n);
+  }
+
   /** Takes in another set of changes (a unit of a group commit that succeeded). */
   merge(other: CounterDeltas): void {
     for (const [bloc, segment, day, n] of other.dayMap.values()) this.bumpDay(bloc, segment, day, n);

@@ -1,15 +1,14 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { BulkImported, NewRecord } from "../store.js";
-import { lockUntilCommit, onPool, type Db, type Pg } from "./driver.js";
+import { BULK_COUNTER_ROWS, BulkCounts } from "../bulk-counters.js";
+import { writeCounters } from "./counters.js";
+import { lockUntilCommit, onPool, type Pg } from "./driver.js";
 import { translate } from "./errors.js";
-import { fieldSql, literal } from "./filters.js";
 
 /*
- * Bulk loads: records streamed in with COPY … FROM STDIN inside one transaction, then
- * their counters counted in SQL over the loaded rows and merged into the bloc's. The
- * rules of what a counter holds are domain/counters.ts's; this is their set-based form,
- * checked against a recount by the tests (test/bulk-import.test.ts).
+ * Bulk loads: records streamed in with COPY … FROM STDIN inside one transaction, their
+ * counters counted as they go and merged into the bloc's in bounded rounds (bulk-counters.ts).
  */
 
 const COLUMNS = "bloc_id, created_at, user_id, submitted_status, job_id, data";
@@ -66,43 +65,29 @@ export async function copyRecords(conn: Pg, table: string, batches: AsyncIterabl
   return count;
 }
 
-/** The segments of a record of `records AS r`, null where a profile field is empty: '' (all), 'u:<owner>', 'p:<slug>:<value>'. */
-function segmentsSql(profileSlugs: readonly string[]): string {
-  const profile = profileSlugs.map((slug) =>
-    `, CASE WHEN ${fieldSql(slug)} <> '' THEN ${literal(`p:${slug}:`)} || ${fieldSql(slug)} END`);
-  return `unnest(ARRAY['' COLLATE "C", 'u:' || r.user_id${profile.join("")}]) AS s(segment)`;
-}
-
 /**
- * Adds the counters of the bloc's records with IDs above `after` (those just loaded) to
- * the bloc's counters, grouped in SQL so each counter row is written once, in key order
- * (the order every writer locks counter rows in: counters.ts).
+ * The batches of `source` up to the one after which `counts` holds BULK_COUNTER_ROWS
+ * rows, each counted as it passes; `ended` tells whether the source is done.
  */
-export async function addCountersOfLoaded(db: Db, blocId: string, after: number, profileSlugs: readonly string[]): Promise<void> {
-  const loaded = `FROM records r CROSS JOIN LATERAL ${segmentsSql(profileSlugs)}`;
-  const where = "r.id > $2::bigint AND r.bloc_id = $1::text AND s.segment IS NOT NULL";
-  // The text depends on the bloc's profile fields: not kept prepared by the connection (driver.ts).
-  const once = { prepare: false };
-  await db.run(`
-    INSERT INTO day_counts AS c (bloc_id, segment, day, n)
-    SELECT $1::text, s.segment, left(r.created_at, 10), count(*) ${loaded} WHERE ${where}
-    GROUP BY 2, 3 ORDER BY s.segment, left(r.created_at, 10)
-    ON CONFLICT (bloc_id, segment_head, segment_tail, day) DO UPDATE SET n = c.n + excluded.n`, [blocId, after], once);
-  await db.run(`
-    INSERT INTO value_totals AS c (bloc_id, segment, slug, value, n)
-    SELECT $1::text, s.segment, j.key, j.value, count(*) ${loaded} CROSS JOIN LATERAL jsonb_each_text(r.data) AS j
-    WHERE ${where} AND j.value <> ''
-    GROUP BY 2, 3, 4 ORDER BY s.segment, j.key COLLATE "C", j.value COLLATE "C"
-    ON CONFLICT (bloc_id, segment_head, segment_tail, slug, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
-  [blocId, after], once);
+async function* round(source: AsyncIterator<readonly NewRecord[]>, counts: BulkCounts, ended: { done: boolean }): AsyncGenerator<readonly NewRecord[]> {
+  for (;;) {
+    const next = await source.next();
+    if (next.done === true) {
+      ended.done = true;
+      return;
+    }
+    for (const record of next.value) counts.add(record);
+    yield next.value;
+    if (counts.size >= BULK_COUNTER_ROWS) return;
+  }
 }
 
 /**
  * Loads every batch into `records` and adds their counters, in one READ COMMITTED
  * transaction on a connection of its own that holds the bloc's lock (as every record
- * writer takes it), so that no other record of the bloc is written meanwhile: the
- * loaded records are then the bloc's records with IDs above a sequence value drawn
- * after the lock was taken.
+ * writer takes it). Counters are counted in memory as the rows stream out (BulkCounts,
+ * by the domain's rules); when they reach BULK_COUNTER_ROWS rows the COPY ends, they are
+ * merged into the tables (no statement can run during a COPY), and a new COPY goes on.
  */
 export async function bulkImport(pool: Pg, blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
   const conn = await pool.reserve();
@@ -112,12 +97,19 @@ export async function bulkImport(pool: Pg, blocId: string, batches: AsyncIterabl
       const db = onPool(conn);
       await lockUntilCommit(db, "bloc", blocId);
       const [{ id: before }] = await db.run<{ id: number }>("SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id") as [{ id: number }];
-      const count = await copyRecords(conn, "records", batches);
+      const profile = await db.run<{ slug: string }>(
+        "SELECT slug FROM fields WHERE bloc_id = $1::text AND apply_profile_filter = 1 ORDER BY position, slug", [blocId]);
+      const counts = new BulkCounts(blocId, profile.map((row) => row.slug));
+      const source = batches[Symbol.asyncIterator]();
+      const ended = { done: false };
+      let count = 0;
+      while (!ended.done) {
+        count += await copyRecords(conn, "records", round(source, counts, ended));
+        await writeCounters(db, counts.take());
+      }
       let lastId = 0;
       if (count > 0) {
-        const profile = await db.run<{ slug: string }>(
-          "SELECT slug FROM fields WHERE bloc_id = $1::text AND apply_profile_filter = 1 ORDER BY position, slug", [blocId]);
-        await addCountersOfLoaded(db, blocId, before, profile.map((row) => row.slug));
+        // Every record of the bloc written after the lock was taken is one of these.
         const [last] = await db.run<{ id: number }>(
           "SELECT COALESCE(max(id), 0) AS id FROM records WHERE id > $1::bigint AND bloc_id = $2::text", [before, blocId]);
         lastId = last!.id;

@@ -1,11 +1,11 @@
-import type { NewRecord } from "../store.js";
-import { fieldPath, type Param, type Statements } from "./statements.js";
+import { BULK_COUNTER_ROWS, BulkCounts } from "../bulk-counters.js";
+import type { BulkImported, NewRecord } from "../store.js";
+import { writeCounters } from "./session.js";
+import type { Param, Statements } from "./statements.js";
 
 /*
- * Bulk loads: records written many to a statement inside one transaction, then their
- * counters counted in SQL over the loaded rows and merged into the bloc's. The rules of
- * what a counter holds are domain/counters.ts's; this is their set-based form, checked
- * against a recount by the tests (test/bulk-import.test.ts), like COUNTER_REBUILD.
+ * Bulk loads: records written many to a statement inside one transaction, their counters
+ * counted as they go and merged into the bloc's in bounded rounds (bulk-counters.ts).
  */
 
 /** Records per INSERT: 7 parameters each, far below SQLite's limit of 32,766. */
@@ -31,37 +31,6 @@ export function insertRecordRows(sql: Statements, table: string, records: readon
   for (; i < records.length; i += 1) one.run(...paramsOf(records[i]!));
 }
 
-/**
- * The segments of a record of `records AS r` as a JSON array, one element per segment,
- * null where a profile field is empty: '' (all), 'u:<owner>', 'p:<slug>:<value>'.
- */
-function segmentsSql(profileSlugs: readonly string[]): string {
-  const profile = profileSlugs.map((slug) => {
-    const value = `json_extract(r.data, '${fieldPath(slug)}')`;
-    return `, CASE WHEN COALESCE(${value}, '') <> '' THEN 'p:${slug}:' || ${value} END`;
-  });
-  return `json_array('', 'u:' || r.user_id${profile.join("")})`;
-}
-
-/**
- * Adds the counters of the bloc's records with IDs above `after` (those just loaded) to
- * the bloc's counters: records per segment and day, values per segment and field.
- * Grouped in SQL, so each counter row is written once, in key order. (`WHERE true`
- * before ON CONFLICT: SQLite's rule for an upsert whose source is a SELECT.)
- */
-export function addCountersOfLoaded(sql: Statements, blocId: string, after: number, profileSlugs: readonly string[]): void {
-  const loaded = `FROM records r, json_each(${segmentsSql(profileSlugs)}) s`;
-  const where = "r.id > ? AND r.bloc_id = ? AND s.value IS NOT NULL";
-  sql.get(`INSERT INTO day_counts (bloc_id, segment, day, n)
-    SELECT * FROM (SELECT r.bloc_id, s.value AS segment, substr(r.created_at, 1, 10) AS day, COUNT(*) AS n
-      ${loaded} WHERE ${where} GROUP BY 2, 3) WHERE true
-    ON CONFLICT (bloc_id, segment, day) DO UPDATE SET n = n + excluded.n`).run(after, blocId);
-  sql.get(`INSERT INTO value_totals (bloc_id, segment, slug, value, n)
-    SELECT * FROM (SELECT r.bloc_id, s.value AS segment, j.key AS slug, j.value AS value, COUNT(*) AS n
-      ${loaded}, json_each(r.data) j WHERE ${where} AND j.value <> '' GROUP BY 2, 3, 4) WHERE true
-    ON CONFLICT (bloc_id, segment, slug, value) DO UPDATE SET n = n + excluded.n`).run(after, blocId);
-}
-
 /** The bloc's profile-filtered fields, as the transaction sees them. */
 export function profileSlugsIn(sql: Statements, blocId: string): string[] {
   return (sql.get("SELECT slug FROM fields WHERE bloc_id = ? AND apply_profile_filter = 1 ORDER BY position, slug")
@@ -69,20 +38,22 @@ export function profileSlugsIn(sql: Statements, blocId: string): string[] {
 }
 
 /**
- * Loads every batch into `records`, then adds their counters; call inside a write
- * transaction (which, in SQLite, holds off every other writer). AUTOINCREMENT gives the
- * loaded records IDs above any the table ever held, so they are the bloc's records
- * above the highest ID before the load.
+ * Loads every batch into `records` and adds their counters; call inside a write
+ * transaction (which, in SQLite, holds off every other writer). Counters are counted in
+ * memory as each batch is written (BulkCounts, by the domain's rules) and merged into the tables
+ * whenever they reach BULK_COUNTER_ROWS rows, and at the end.
  */
-export async function bulkImport(sql: Statements, blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<{ count: number; lastId: number }> {
-  const before = (sql.get("SELECT COALESCE(MAX(id), 0) AS id FROM records").get() as { id: number }).id;
+export async function bulkImport(sql: Statements, blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
+  const slugs = profileSlugsIn(sql, blocId);
+  const counters = new BulkCounts(blocId, slugs);
   let count = 0;
   for await (const batch of batches) {
     insertRecordRows(sql, "records", batch);
     count += batch.length;
+    for (const record of batch) counters.add(record);
+    if (counters.size >= BULK_COUNTER_ROWS) writeCounters(sql, counters.take());
   }
-  if (count === 0) return { count, lastId: 0 };
-  addCountersOfLoaded(sql, blocId, before, profileSlugsIn(sql, blocId));
-  const lastId = (sql.get("SELECT MAX(id) AS id FROM records").get() as { id: number }).id;
+  writeCounters(sql, counters.take());
+  const lastId = count === 0 ? 0 : (sql.get("SELECT MAX(id) AS id FROM records").get() as { id: number }).id;
   return { count, lastId };
 }
