@@ -215,6 +215,7 @@ export class Seeder {
     await this.ctx.store.transaction((tx) => tx.clearCounters(blocId));
     const days = counted.days();
     const values = counted.values();
+    const periods = counted.periods();
     counted.clear();
     for (let i = 0; i < days.length; i += BATCH_SIZE) {
       await this.ctx.store.importRows("day_counts", days.slice(i, i + BATCH_SIZE)
@@ -224,8 +225,12 @@ export class Seeder {
       await this.ctx.store.importRows("value_totals", values.slice(i, i + BATCH_SIZE)
         .map(([bloc_id, segment, slug, value, n]) => ({ bloc_id, segment, slug, value, n })));
     }
+    for (let i = 0; i < periods.length; i += BATCH_SIZE) {
+      await this.ctx.store.importRows("period_values", periods.slice(i, i + BATCH_SIZE)
+        .map(([bloc_id, segment, slug, period, value, n]) => ({ bloc_id, segment, slug, period, value, n })));
+    }
     return {
-      ...report, counters: "rows", counterRows: days.length + values.length,
+      ...report, counters: "rows", counterRows: days.length + values.length + periods.length,
       countersSeconds: countingSeconds + (performance.now() - started) / 1000,
     };
   }

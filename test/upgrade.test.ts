@@ -13,10 +13,14 @@ import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess } from "./support/pro
 import { allRows, assertCountersEqualRecount } from "./support/recount.js";
 
 /**
- * A database made before safe retries and record history (the schema version before
- * the latest) is brought up to date when it is opened: its records are kept, and
- * history and idempotency keys work on it at once.
+ * A database made before safe retries and record history (and before values were
+ * counted per calendar period) is brought up to date when it is opened: its records are
+ * kept, its period counters are filled from them, and history and idempotency keys work
+ * on it at once.
  */
+
+/** The last schema version without record history, per engine. */
+const BEFORE_HISTORY = { sqlite: 5, postgres: 2 } as const;
 
 /** A bloc with one record and its counters, as the previous version would have written them; valid SQL on both engines. */
 const SEED = `
@@ -29,12 +33,12 @@ const SEED = `
     VALUES ('old', '', 'field_1', 'A-1', 1), ('old', 'u:7', 'field_1', 'A-1', 1);
 `;
 
-/** Builds the database at the version before the latest, with the seed in it. */
+/** Builds the database at the version before record history, with the seed in it. */
 async function previousVersion(url: string): Promise<number> {
   if (testEngine() === "sqlite") {
     const db = new Database(sqlitePath(url));
     try {
-      migrateSqlite(db, SQLITE_VERSION - 1);
+      migrateSqlite(db, BEFORE_HISTORY.sqlite);
       db.exec(SEED);
       const history = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'record_history'").get() as { n: number };
       assert.equal(history.n, 0, "no history table yet");
@@ -45,7 +49,7 @@ async function previousVersion(url: string): Promise<number> {
   }
   const pool = connect(url, 1);
   try {
-    const version = await migratePostgres(pool, POSTGRES_VERSION - 1);
+    const version = await migratePostgres(pool, BEFORE_HISTORY.postgres);
     await pool.unsafe(SEED).simple();
     const [row] = await pool.unsafe<{ absent: boolean }[]>("SELECT to_regclass('record_history') IS NULL AS absent");
     assert.equal(row!.absent, true, "no history table yet");
@@ -55,11 +59,11 @@ async function previousVersion(url: string): Promise<number> {
   }
 }
 
-test(`a database at the previous schema version (${testEngine()}) is upgraded, its records kept`, { timeout: 120_000 }, async () => {
+test(`a database made before record history (${testEngine()}) is upgraded, its records kept`, { timeout: 120_000 }, async () => {
   const workspace = await freshWorkspace("upgrade");
   const latest = testEngine() === "sqlite" ? SQLITE_VERSION : POSTGRES_VERSION;
   try {
-    assert.equal(await previousVersion(workspace.databaseUrl), latest - 1);
+    assert.equal(await previousVersion(workspace.databaseUrl), BEFORE_HISTORY[testEngine()]);
     const env = { DATABASE_URL: workspace.databaseUrl };
     const migrated = await runToEnd(CLI_ENTRY, ["migrate"], env, workspace.cwd);
     assert.equal(migrated.code, 0, migrated.stderr);

@@ -39,6 +39,45 @@ export function profileSlugsOf(fields: readonly { slug: string; applyProfileFilt
 export type DayDelta = readonly [string, string, string, number];
 /** A value counter's key and change: bloc, segment, slug, value, n. */
 export type ValueDelta = readonly [string, string, string, string, number];
+/** A period's value counter's key and change: bloc, segment, slug, period, value, n. */
+export type PeriodDelta = readonly [string, string, string, string, string, number];
+
+const DAY_MS = 86_400_000;
+
+/** The Monday (`YYYY-MM-DD`) of the week a day (`YYYY-MM-DD`) falls in. */
+export function mondayOf(day: string): string {
+  const ms = Date.UTC(Number(day.slice(0, 4)), Number(day.slice(5, 7)) - 1, Number(day.slice(8, 10)));
+  const sinceMonday = (new Date(ms).getUTCDay() + 6) % 7;
+  return new Date(ms - sinceMonday * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The calendar periods a day belongs to, as period keys: the day itself (`d:2026-03-05`),
+ * its week, named by its Monday (`w:2026-03-02`), its month (`m:2026-03`) and its year
+ * (`y:2026`). Values are counted per segment, field and period, so that a date window
+ * made of whole periods is answered from a few counter rows (window-counts.ts).
+ */
+export function periodsOf(day: string): [string, string, string, string] {
+  return [`d:${day}`, `w:${mondayOf(day)}`, `m:${day.slice(0, 7)}`, `y:${day.slice(0, 4)}`];
+}
+
+/**
+ * One value counter's changes: its key, and its change per day of the records that made
+ * it (nearly always one day: the first is kept inline, others in a map). Day changes
+ * become the all-time change (their sum) and the period changes (periodsOf) when read.
+ */
+interface ValueEntry {
+  readonly key: readonly [string, string, string, string];
+  day: string;
+  n: number;
+  others: Map<string, number> | undefined;
+}
+
+function bumpEntry(entry: ValueEntry, day: string, n: number): void {
+  if (entry.day === day) { entry.n += n; return; }
+  entry.others ??= new Map();
+  entry.others.set(day, (entry.others.get(day) ?? 0) + n);
+}
 
 /**
  * Changes to the counters, gathered in memory and written once at commit: a group
@@ -46,7 +85,7 @@ export type ValueDelta = readonly [string, string, string, string, number];
  */
 export class CounterDeltas {
   private readonly dayMap = new Map<string, [string, string, string, number]>();
-  private readonly valueMap = new Map<string, [string, string, string, string, number]>();
+  private readonly valueMap = new Map<string, ValueEntry>();
 
   /** A whole record enters (1) or leaves (-1) its segments. */
   add(record: Counted, profileSlugs: readonly string[], sign: 1 | -1): void {
@@ -54,7 +93,7 @@ export class CounterDeltas {
     for (const segment of segmentsOf(record, profileSlugs)) {
       this.bumpDay(record.blocId, segment, day, sign);
       for (const [slug, value] of Object.entries(record.values)) {
-        if (value !== "") this.bumpValue(record.blocId, segment, slug, value, sign);
+        if (value !== "") this.bumpValue(record.blocId, segment, slug, value, day, sign);
       }
     }
   }
@@ -62,23 +101,17 @@ export class CounterDeltas {
   /** One value of a record that stays in the same segments enters or leaves their counts. */
   addValue(record: Counted, profileSlugs: readonly string[], slug: string, value: string, sign: 1 | -1): void {
     if (value === "") return;
-    for (const segment of segmentsOf(record, profileSlugs)) this.bumpValue(record.blocId, segment, slug, value, sign);
-  }
-
-  /** Adds `n` to one day counter (a bulk load's counts, counted elsewhere by segmentsOf). */
-  addCount(blocId: string, segment: string, day: string, n: number): void {
-    this.bumpDay(blocId, segment, day, n);
-  }
-
-  /** Adds `n` to one value counter (a bulk load's counts, counted elsewhere by segmentsOf). */
-  addValueCount(blocId: string, segment: string, slug: string, value: string, n: number): void {
-    this.bumpValue(blocId, segment, slug, value, n);
+    const day = record.createdAt.slice(0, 10);
+    for (const segment of segmentsOf(record, profileSlugs)) this.bumpValue(record.blocId, segment, slug, value, day, sign);
   }
 
   /** Takes in another set of changes (a unit of a group commit that succeeded). */
   merge(other: CounterDeltas): void {
     for (const [bloc, segment, day, n] of other.dayMap.values()) this.bumpDay(bloc, segment, day, n);
-    for (const [bloc, segment, slug, value, n] of other.valueMap.values()) this.bumpValue(bloc, segment, slug, value, n);
+    for (const { key: [bloc, segment, slug, value], day, n, others } of other.valueMap.values()) {
+      this.bumpValue(bloc, segment, slug, value, day, n);
+      for (const [otherDay, m] of others ?? []) this.bumpValue(bloc, segment, slug, value, otherDay, m);
+    }
   }
 
   /** Records these changes add to a bloc (all segments) on `sinceDay` and later, or ever when null. */
@@ -97,12 +130,43 @@ export class CounterDeltas {
 
   /** Value changes that are not zero, ordered by key. */
   values(): ValueDelta[] {
-    return [...this.valueMap.values()].filter((d) => d[4] !== 0).sort(byKey);
+    const deltas: ValueDelta[] = [];
+    for (const { key, n, others } of this.valueMap.values()) {
+      let total = n;
+      for (const m of others?.values() ?? []) total += m;
+      if (total !== 0) deltas.push([...key, total]);
+    }
+    return deltas.sort(byKey);
+  }
+
+  /** Period value changes that are not zero, ordered by key. */
+  periods(): PeriodDelta[] {
+    const merged = new Map<string, [string, string, string, string, string, number]>();
+    const periodsOfDay = new Map<string, readonly string[]>();
+    const bump = ([bloc, segment, slug, value]: ValueEntry["key"], day: string, n: number): void => {
+      let periods = periodsOfDay.get(day);
+      if (!periods) periodsOfDay.set(day, periods = periodsOf(day));
+      for (const period of periods) {
+        const id = `${bloc}\u0000${segment}\u0000${slug}\u0000${period}\u0000${value}`;
+        const entry = merged.get(id);
+        if (entry) entry[5] += n; else merged.set(id, [bloc, segment, slug, period, value, n]);
+      }
+    };
+    for (const { key, day, n, others } of this.valueMap.values()) {
+      if (n !== 0) bump(key, day, n);
+      for (const [otherDay, m] of others ?? []) if (m !== 0) bump(key, otherDay, m);
+    }
+    return [...merged.values()].filter((d) => d[5] !== 0).sort(byKey);
   }
 
   clear(): void {
     this.dayMap.clear();
     this.valueMap.clear();
+  }
+
+  /** Counter keys held (each value key's periods are made from it when written): what these changes hold in memory. */
+  get size(): number {
+    return this.dayMap.size + this.valueMap.size;
   }
 
   get empty(): boolean {
@@ -116,10 +180,10 @@ export class CounterDeltas {
     if (entry) entry[3] += n; else this.dayMap.set(id, [bloc, segment, day, n]);
   }
 
-  private bumpValue(bloc: string, segment: string, slug: string, value: string, n: number): void {
+  private bumpValue(bloc: string, segment: string, slug: string, value: string, day: string, n: number): void {
     const id = `${bloc}\u0000${segment}\u0000${slug}\u0000${value}`;
     const entry = this.valueMap.get(id);
-    if (entry) entry[4] += n; else this.valueMap.set(id, [bloc, segment, slug, value, n]);
+    if (entry) bumpEntry(entry, day, n); else this.valueMap.set(id, { key: [bloc, segment, slug, value], day, n, others: undefined });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
 import type { DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts } from "../store/store.js";
 import { coveringSegments, dayCountsIn, profileSlugsOf, simplify } from "./counters.js";
+import { windowValueCounts } from "./window-counts.js";
 
 /**
  * How record reads are answered, the same on every engine: from the counters wherever
@@ -76,9 +77,9 @@ export async function listRows(view: StoreReads, filter: RecordFilter, page: Row
 export async function countValues(view: StoreReads, given: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
   if (given.visibility?.none) return new Map(slugs.map((slug) => [slug, []]));
   const filter = await simplify(view, given);
-  const segments = filter.from === undefined && filter.to === undefined
-    ? coveringSegments(filter, await profileSlugs(view, filter.blocId)) : undefined;
+  const segments = coveringSegments(filter, await profileSlugs(view, filter.blocId));
   if (!segments) return view.tallyValues(filter, slugs, limit);
+  if (filter.from !== undefined || filter.to !== undefined) return windowValueCounts(view, filter, segments, slugs, limit);
   const counts = new Map<string, readonly ValueCount[]>();
   for (const slug of slugs) counts.set(slug, await view.valueTotals(filter.blocId, segments, slug, limit));
   return counts;

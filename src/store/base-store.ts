@@ -28,6 +28,7 @@ export abstract class BaseStore {
   tallyValues(...a: Parameters<StoreReads["tallyValues"]>): ReturnType<StoreReads["tallyValues"]> { return this.direct.tallyValues(...a); }
   dayCounts(...a: Parameters<StoreReads["dayCounts"]>): ReturnType<StoreReads["dayCounts"]> { return this.direct.dayCounts(...a); }
   valueTotals(...a: Parameters<StoreReads["valueTotals"]>): ReturnType<StoreReads["valueTotals"]> { return this.direct.valueTotals(...a); }
+  periodValues(...a: Parameters<StoreReads["periodValues"]>): ReturnType<StoreReads["periodValues"]> { return this.direct.periodValues(...a); }
   valueTotal(...a: Parameters<StoreReads["valueTotal"]>): ReturnType<StoreReads["valueTotal"]> { return this.direct.valueTotal(...a); }
   holders(...a: Parameters<StoreReads["holders"]>): ReturnType<StoreReads["holders"]> { return this.direct.holders(...a); }
   lastSequence(...a: Parameters<StoreReads["lastSequence"]>): ReturnType<StoreReads["lastSequence"]> { return this.direct.lastSequence(...a); }

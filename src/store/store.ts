@@ -134,7 +134,7 @@ export interface IdempotencyEntry {
  */
 export const TABLES = [
   "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
-  "records", "sequences", "files", "day_counts", "value_totals", "record_history", "idempotency_keys",
+  "records", "sequences", "files", "day_counts", "value_totals", "period_values", "record_history", "idempotency_keys",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 export type Row = Record<string, string | number | null>;
@@ -198,6 +198,14 @@ export interface StoreReads {
    * from the counters; long values as null (ValueCount).
    */
   valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]>;
+  /**
+   * Values of a field summed over the segments and calendar periods (period keys,
+   * domain/counters.ts periodsOf), from the counters: the `limit` most frequent (all when
+   * 0), ranked as valueTotals ranks them; with `only`, just those values (any order, no
+   * limit), with their sums (values no period holds are absent).
+   */
+  periodValues(blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
+    only?: readonly string[]): Promise<ValueCount[]>;
   /** How many records of one segment hold one of `values` in `slug`, from the counters. */
   valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number>;
 

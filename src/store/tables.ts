@@ -31,6 +31,9 @@ export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly
   files: { key: ["ref"], columns: ["ref", "bloc_id", "record_id", "slug", "sha256", "name", "type", "size", "created_at"] },
   day_counts: { key: ["bloc_id", "segment", "day"], columns: ["bloc_id", "segment", "day", "n"] },
   value_totals: { key: ["bloc_id", "segment", "slug", "value"], columns: ["bloc_id", "segment", "slug", "value", "n"] },
+  period_values: {
+    key: ["bloc_id", "segment", "slug", "period", "value"], columns: ["bloc_id", "segment", "slug", "period", "value", "n"],
+  },
   record_history: { key: ["id"], columns: ["id", "bloc_id", "record_id", "changed_at", "user_id", "token_id", "changes"] },
   idempotency_keys: {
     key: ["user_id", "key_hash"],

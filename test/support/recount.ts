@@ -11,6 +11,13 @@ export async function allRows(store: Store, table: TableName): Promise<Row[]> {
   }
 }
 
+/** A day's period keys, worked out here apart from the service: day, week (from its Monday), month, year. */
+function periodKeys(day: string): string[] {
+  const date = new Date(`${day}T00:00:00Z`);
+  const monday = new Date(date.getTime() - ((date.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+  return [`d:${day}`, `w:${monday}`, `m:${day.slice(0, 7)}`, `y:${day.slice(0, 4)}`];
+}
+
 function sortedEntries(counts: Map<string, number>): [string, number][] {
   return [...counts].filter(([, n]) => n !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
@@ -29,6 +36,7 @@ export async function assertCountersEqualRecount(store: Store): Promise<void> {
   }
   const days = new Map<string, number>();
   const values = new Map<string, number>();
+  const periods = new Map<string, number>();
   const bump = (map: Map<string, number>, key: readonly string[]): void => {
     const id = JSON.stringify(key);
     map.set(id, (map.get(id) ?? 0) + 1);
@@ -38,9 +46,14 @@ export async function assertCountersEqualRecount(store: Store): Promise<void> {
     const data = JSON.parse(String(record.data)) as Record<string, string>;
     const segments = ["", `u:${record.user_id}`];
     for (const slug of profileFields.get(bloc) ?? []) if ((data[slug] ?? "") !== "") segments.push(`p:${slug}:${data[slug]}`);
+    const day = String(record.created_at).slice(0, 10);
     for (const segment of segments) {
-      bump(days, [bloc, segment, String(record.created_at).slice(0, 10)]);
-      for (const [slug, value] of Object.entries(data)) if (value !== "") bump(values, [bloc, segment, slug, value]);
+      bump(days, [bloc, segment, day]);
+      for (const [slug, value] of Object.entries(data)) {
+        if (value === "") continue;
+        bump(values, [bloc, segment, slug, value]);
+        for (const period of periodKeys(day)) bump(periods, [bloc, segment, slug, period, value]);
+      }
     }
   }
   const kept = async (table: TableName, key: readonly string[]): Promise<[string, number][]> => {
@@ -52,4 +65,6 @@ export async function assertCountersEqualRecount(store: Store): Promise<void> {
   assert.ok(dayCounts.length > 0, "day_counts holds rows");
   assert.deepEqual(dayCounts, sortedEntries(days), "day_counts equal a recount");
   assert.deepEqual(await kept("value_totals", ["bloc_id", "segment", "slug", "value"]), sortedEntries(values), "value_totals equal a recount");
+  assert.deepEqual(await kept("period_values", ["bloc_id", "segment", "slug", "period", "value"]), sortedEntries(periods),
+    "period_values equal a recount");
 }

@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { BulkImported, NewRecord } from "../store.js";
-import { BULK_COUNTER_ROWS, BulkCounts } from "../bulk-counters.js";
+import { CounterDeltas } from "../../domain/counters.js";
+import { BULK_COUNTER_ROWS } from "../bulk-counters.js";
 import { writeCounters } from "./counters.js";
 import { lockUntilCommit, onPool, type Pg } from "./driver.js";
 import { translate } from "./errors.js";
@@ -69,14 +70,16 @@ export async function copyRecords(conn: Pg, table: string, batches: AsyncIterabl
  * The batches of `source` up to the one after which `counts` holds BULK_COUNTER_ROWS
  * rows, each counted as it passes; `ended` tells whether the source is done.
  */
-async function* round(source: AsyncIterator<readonly NewRecord[]>, counts: BulkCounts, ended: { done: boolean }): AsyncGenerator<readonly NewRecord[]> {
+async function* round(
+  source: AsyncIterator<readonly NewRecord[]>, counts: CounterDeltas, slugs: readonly string[], ended: { done: boolean },
+): AsyncGenerator<readonly NewRecord[]> {
   for (;;) {
     const next = await source.next();
     if (next.done === true) {
       ended.done = true;
       return;
     }
-    for (const record of next.value) counts.add(record);
+    for (const record of next.value) counts.add(record, slugs, 1);
     yield next.value;
     if (counts.size >= BULK_COUNTER_ROWS) return;
   }
@@ -85,8 +88,8 @@ async function* round(source: AsyncIterator<readonly NewRecord[]>, counts: BulkC
 /**
  * Loads every batch into `records` and adds their counters, in one READ COMMITTED
  * transaction on a connection of its own that holds the bloc's lock (as every record
- * writer takes it). Counters are counted in memory as the rows stream out (BulkCounts,
- * by the domain's rules); when they reach BULK_COUNTER_ROWS rows the COPY ends, they are
+ * writer takes it). Counters are counted in memory as the rows stream out (CounterDeltas.add,
+ * as every write counts them); when they reach BULK_COUNTER_ROWS rows the COPY ends, they are
  * merged into the tables (no statement can run during a COPY), and a new COPY goes on.
  */
 export async function bulkImport(pool: Pg, blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
@@ -99,13 +102,15 @@ export async function bulkImport(pool: Pg, blocId: string, batches: AsyncIterabl
       const [{ id: before }] = await db.run<{ id: number }>("SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id") as [{ id: number }];
       const profile = await db.run<{ slug: string }>(
         "SELECT slug FROM fields WHERE bloc_id = $1::text AND apply_profile_filter = 1 ORDER BY position, slug", [blocId]);
-      const counts = new BulkCounts(blocId, profile.map((row) => row.slug));
+      const slugs = profile.map((row) => row.slug);
+      const counts = new CounterDeltas();
       const source = batches[Symbol.asyncIterator]();
       const ended = { done: false };
       let count = 0;
       while (!ended.done) {
-        count += await copyRecords(conn, "records", round(source, counts, ended));
-        await writeCounters(db, counts.take());
+        count += await copyRecords(conn, "records", round(source, counts, slugs, ended));
+        await writeCounters(db, counts);
+        counts.clear();
       }
       let lastId = 0;
       if (count > 0) {

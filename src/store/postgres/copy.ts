@@ -35,6 +35,7 @@ const LONG_KEYS: Partial<Record<TableName, Readonly<Record<string, number>>>> = 
   sequences: { grp: SEQUENCE_HEAD, prefix: SEQUENCE_HEAD, suffix: SEQUENCE_HEAD },
   day_counts: { segment: COUNTER_HEAD },
   value_totals: { segment: COUNTER_HEAD, value: COUNTER_HEAD },
+  period_values: { segment: COUNTER_HEAD, value: COUNTER_HEAD },
 };
 
 interface Statements {

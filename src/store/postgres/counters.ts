@@ -59,6 +59,40 @@ export async function valueTotals(db: Db, blocId: string, segments: readonly str
   return rows.map((row) => [row.value, row.n]);
 }
 
+/**
+ * The most frequent values of a field over some segments and periods, or (`only`) the
+ * sums of just those values. One segment and one period are read off the top-K index in
+ * order; more are summed first.
+ */
+export async function periodValues(
+  db: Db, blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
+  only?: readonly string[],
+): Promise<ValueCount[]> {
+  segments = segments.filter(storable);
+  if (only !== undefined) {
+    const [head, tail] = headTail("v", COUNTER_HEAD);
+    const rows = await db.run<{ value: string; n: number }>(`
+      SELECT c.value, sum(c.n)::bigint AS n FROM period_values c
+      WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text AND c.period = ANY($4::text[])
+        AND (c.value_head, c.value_tail) IN (SELECT ${head}, ${tail} FROM unnest($5::text[]) AS v)
+      GROUP BY c.value`, [blocId, segments, slug, periods, only.filter(storable)]);
+    return rows.map((row) => [row.value, row.n]);
+  }
+  const listed = `CASE WHEN length(t.value) <= ${LISTED_VALUE_MAX} THEN t.value END AS value`;
+  const rows = segments.length === 1 && periods.length === 1
+    ? await db.run<{ value: string | null; n: number }>(`
+      SELECT ${listed}, t.n FROM (SELECT c.value, c.value_head, c.n FROM period_values c
+        WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text AND c.period = $4::text
+        ORDER BY c.n DESC, c.value_head, c.value LIMIT NULLIF($5::bigint, 0)) t
+      ORDER BY t.n DESC, t.value_head, t.value`, [blocId, segments[0]!, slug, periods[0]!, limit])
+    : await db.run<{ value: string | null; n: number }>(`
+      SELECT ${listed}, t.n FROM (SELECT c.value, sum(c.n)::bigint AS n FROM period_values c
+        WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text AND c.period = ANY($4::text[])
+        GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($5::bigint, 0)) t
+      ORDER BY t.n DESC, t.value`, [blocId, segments, slug, periods, limit]);
+  return rows.map((row) => [row.value, row.n]);
+}
+
 export async function valueTotal(db: Db, blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
   if (!storable(segment)) return 0;
   const [head, tail] = headTail("v", COUNTER_HEAD);
@@ -73,6 +107,7 @@ export async function valueTotal(db: Db, blocId: string, segment: string, slug: 
 export async function clearCounters(db: Db, blocId: string): Promise<void> {
   await db.run("DELETE FROM day_counts WHERE bloc_id = $1::text", [blocId]);
   await db.run("DELETE FROM value_totals WHERE bloc_id = $1::text", [blocId]);
+  await db.run("DELETE FROM period_values WHERE bloc_id = $1::text", [blocId]);
 }
 
 /**
@@ -117,6 +152,29 @@ export async function writeCounters(db: Db, deltas: CounterDeltas): Promise<void
         WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
           AND c.slug = u.k AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
       [fallen.map((v) => v[0]), fallen.map((v) => v[1]), fallen.map((v) => v[2]), fallen.map((v) => v[3])]);
+    }
+  }
+  const periods = deltas.periods();
+  if (periods.length > 0) {
+    const [segmentHead, segmentTail] = headTail("u.s", COUNTER_HEAD);
+    const [valueHead, valueTail] = headTail("u.v", COUNTER_HEAD);
+    const column = (i: 0 | 1 | 2 | 3 | 4): string[] => periods.map((p) => p[i]);
+    await db.run(`
+      INSERT INTO period_values AS c (bloc_id, segment, slug, period, value, n)
+      SELECT u.b, u.s, u.k, u.p, u.v, sum(u.n)
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(b, s, k, p, v, n)
+      GROUP BY u.b, u.s, u.k, u.p, u.v
+      ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.k COLLATE "C", u.p COLLATE "C", u.v COLLATE "C"
+      ON CONFLICT (bloc_id, segment_head, segment_tail, slug, period, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
+    [column(0), column(1), column(2), column(3), column(4), periods.map((p) => p[5])]);
+    const fallen = periods.filter((p) => p[5] < 0);
+    if (fallen.length > 0) {
+      const fell = (i: 0 | 1 | 2 | 3 | 4): string[] => fallen.map((p) => p[i]);
+      await db.run(`
+        DELETE FROM period_values c USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(b, s, k, p, v)
+        WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
+          AND c.slug = u.k AND c.period = u.p AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
+      [fell(0), fell(1), fell(2), fell(3), fell(4)]);
     }
   }
 }

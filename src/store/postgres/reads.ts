@@ -164,6 +164,11 @@ export class PgReads implements StoreReads {
     return counters.valueTotals(this.db, blocId, segments, slug, limit);
   }
 
+  periodValues(blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
+    only?: readonly string[]): Promise<ValueCount[]> {
+    return counters.periodValues(this.db, blocId, segments, slug, periods, limit, only);
+  }
+
   valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
     return counters.valueTotal(this.db, blocId, segment, slug, values);
   }

@@ -271,6 +271,42 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (token_id, win)
   );
   `,
+  // Values per segment, field and calendar period (day 'd:YYYY-MM-DD', week 'w:<Monday>',
+  // month 'm:YYYY-MM', year 'y:YYYY'), so that value counts over a date window made of
+  // whole periods cost what the answer costs; filled from the records already there.
+  `
+  CREATE TABLE period_values (
+    bloc_id      text COLLATE "C" NOT NULL,
+    segment      text COLLATE "C" NOT NULL,
+    slug         text COLLATE "C" NOT NULL,
+    period       text COLLATE "C" NOT NULL,
+    value        text COLLATE "C" NOT NULL,
+    n            bigint NOT NULL,
+    segment_head text COLLATE "C" GENERATED ALWAYS AS (left(segment, ${COUNTER_HEAD})) STORED,
+    segment_tail bytea GENERATED ALWAYS AS (bloc_key_tail(segment, ${COUNTER_HEAD})) STORED,
+    value_head   text COLLATE "C" GENERATED ALWAYS AS (left(value, ${COUNTER_HEAD})) STORED,
+    value_tail   bytea GENERATED ALWAYS AS (bloc_key_tail(value, ${COUNTER_HEAD})) STORED,
+    PRIMARY KEY (bloc_id, segment_head, segment_tail, slug, period, value_head, value_tail)
+  );
+  CREATE INDEX period_values_top ON period_values (bloc_id, segment_head, segment_tail, slug, period, n DESC, value_head);
+  INSERT INTO period_values (bloc_id, segment, slug, period, value, n)
+  SELECT s.bloc_id, s.segment, j.key, p.period, j.value, count(*)
+  FROM (
+    SELECT r.bloc_id, r.created_at, r.data, '' AS segment FROM records r
+    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id FROM records r
+    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || (r.data ->> f.slug)
+      FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
+      WHERE COALESCE(r.data ->> f.slug, '') <> ''
+  ) s
+  CROSS JOIN LATERAL jsonb_each_text(s.data) j
+  CROSS JOIN LATERAL (VALUES
+    ('d:' || left(s.created_at, 10)),
+    ('w:' || to_char(date_trunc('week', left(s.created_at, 10)::date), 'YYYY-MM-DD')),
+    ('m:' || left(s.created_at, 7)),
+    ('y:' || left(s.created_at, 4))) p(period)
+  WHERE j.value <> ''
+  GROUP BY 1, 2, 3, 4, 5;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,4 +1,5 @@
-import { BULK_COUNTER_ROWS, BulkCounts } from "../bulk-counters.js";
+import { CounterDeltas } from "../../domain/counters.js";
+import { BULK_COUNTER_ROWS } from "../bulk-counters.js";
 import type { BulkImported, NewRecord } from "../store.js";
 import { writeCounters } from "./session.js";
 import type { Param, Statements } from "./statements.js";
@@ -40,20 +41,23 @@ export function profileSlugsIn(sql: Statements, blocId: string): string[] {
 /**
  * Loads every batch into `records` and adds their counters; call inside a write
  * transaction (which, in SQLite, holds off every other writer). Counters are counted in
- * memory as each batch is written (BulkCounts, by the domain's rules) and merged into the tables
+ * memory as each batch is written (CounterDeltas, by the domain's rules) and merged into the tables
  * whenever they reach BULK_COUNTER_ROWS rows, and at the end.
  */
 export async function bulkImport(sql: Statements, blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
   const slugs = profileSlugsIn(sql, blocId);
-  const counters = new BulkCounts(blocId, slugs);
+  const counters = new CounterDeltas();
   let count = 0;
   for await (const batch of batches) {
     insertRecordRows(sql, "records", batch);
     count += batch.length;
-    for (const record of batch) counters.add(record);
-    if (counters.size >= BULK_COUNTER_ROWS) writeCounters(sql, counters.take());
+    for (const record of batch) counters.add(record, slugs, 1);
+    if (counters.size >= BULK_COUNTER_ROWS) {
+      writeCounters(sql, counters);
+      counters.clear();
+    }
   }
-  writeCounters(sql, counters.take());
+  writeCounters(sql, counters);
   const lastId = count === 0 ? 0 : (sql.get("SELECT MAX(id) AS id FROM records").get() as { id: number }).id;
   return { count, lastId };
 }

@@ -26,6 +26,30 @@ export function COUNTER_REBUILD(where: string): string {
     WHERE j.value <> '' GROUP BY 1, 2, 3, 4;`;
 }
 
+/** The four period keys of a `created_at` expression (domain/counters.ts periodsOf); weeks start on Monday. */
+const PERIODS_OF = (at: string): string[] => [
+  `'d:' || substr(${at}, 1, 10)`,
+  `'w:' || date(substr(${at}, 1, 10), 'weekday 0', '-6 days')`,
+  `'m:' || substr(${at}, 1, 7)`,
+  `'y:' || substr(${at}, 1, 4)`,
+];
+
+/** Fills the per-period value counters from every record (migration 7), as COUNTER_REBUILD fills the others. */
+function PERIOD_VALUES_FILL(): string {
+  const segments = `
+    SELECT r.bloc_id, r.created_at, r.data, '' AS segment FROM records r
+    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id FROM records r
+    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || json_extract(r.data, '$."' || f.slug || '"')
+      FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
+      WHERE COALESCE(json_extract(r.data, '$."' || f.slug || '"'), '') <> ''`;
+  const expanded = PERIODS_OF("s.created_at").map((period) => `
+      SELECT s.bloc_id, s.segment, j.key AS slug, ${period} AS period, j.value FROM (${segments}) s, json_each(s.data) j
+      WHERE j.value <> ''`).join(" UNION ALL");
+  return `
+  INSERT INTO period_values (bloc_id, segment, slug, period, value, n)
+    SELECT bloc_id, segment, slug, period, value, COUNT(*) FROM (${expanded}) GROUP BY 1, 2, 3, 4, 5;`;
+}
+
 /** Tables whose rows decide who may do what on which bloc, and how blocs look. */
 const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
@@ -224,6 +248,21 @@ const MIGRATIONS: readonly string[] = [
     changes    TEXT NOT NULL
   );
   CREATE INDEX record_history_by_record ON record_history (record_id, id);
+  `,
+  // Values per segment, field and calendar period (day, week, month, year), so that value
+  // counts over a date window made of whole periods cost what the answer costs.
+  `
+  CREATE TABLE period_values (
+    bloc_id TEXT NOT NULL,
+    segment TEXT NOT NULL,
+    slug    TEXT NOT NULL,
+    period  TEXT NOT NULL,
+    value   TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    PRIMARY KEY (bloc_id, segment, slug, period, value)
+  ) WITHOUT ROWID;
+  CREATE INDEX period_values_top ON period_values (bloc_id, segment, slug, period, n DESC, value);
+  ${PERIOD_VALUES_FILL()}
   `,
 ];
 

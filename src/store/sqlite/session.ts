@@ -20,6 +20,7 @@ export function writeCounters(sql: Statements, deltas: CounterDeltas): void {
   };
   write("day_counts", ["bloc_id", "segment", "day"], deltas.days());
   write("value_totals", ["bloc_id", "segment", "slug", "value"], deltas.values());
+  write("period_values", ["bloc_id", "segment", "slug", "period", "value"], deltas.periods());
 }
 
 /**
@@ -56,6 +57,26 @@ export class SqliteSession extends SqliteRecords implements Tx {
     return statement.raw().all(blocId, segmentParam, slug, limit > 0 ? limit : -1) as [string | null, number][];
   }
 
+  async periodValues(blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
+    only?: readonly string[]): Promise<ValueCount[]> {
+    const listed = `CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END`;
+    if (only !== undefined) {
+      return this.sql.get(`SELECT value, SUM(n) AS n FROM period_values WHERE bloc_id = ? AND segment ${IN_LIST} AND slug = ?
+        AND period ${IN_LIST} AND value ${IN_LIST} GROUP BY value`)
+        .raw().all(blocId, jsonList(segments), slug, jsonList(periods), jsonList(only)) as [string, number][];
+    }
+    // One segment and one period are read off the top index in order, like valueTotals; more are summed.
+    const statement = this.sql.get(segments.length === 1 && periods.length === 1
+      ? `SELECT ${listed}, n FROM period_values WHERE bloc_id = ? AND segment = ? AND slug = ? AND period = ?
+         ORDER BY n DESC, value LIMIT ?`
+      : `SELECT ${listed}, n FROM (SELECT value, SUM(n) AS n FROM period_values
+         WHERE bloc_id = ? AND segment ${IN_LIST} AND slug = ? AND period ${IN_LIST}
+         GROUP BY value ORDER BY n DESC, value LIMIT ?)`);
+    const one = segments.length === 1 && periods.length === 1;
+    return statement.raw().all(blocId, one ? segments[0]! : jsonList(segments), slug, one ? periods[0]! : jsonList(periods),
+      limit > 0 ? limit : -1) as [string | null, number][];
+  }
+
   async valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
     return (this.sql.get(`SELECT COALESCE(SUM(n), 0) AS n FROM value_totals
       WHERE bloc_id = ? AND segment = ? AND slug = ? AND value ${IN_LIST}`)
@@ -65,6 +86,7 @@ export class SqliteSession extends SqliteRecords implements Tx {
   async clearCounters(blocId: string): Promise<void> {
     this.sql.get("DELETE FROM day_counts WHERE bloc_id = ?").run(blocId);
     this.sql.get("DELETE FROM value_totals WHERE bloc_id = ?").run(blocId);
+    this.sql.get("DELETE FROM period_values WHERE bloc_id = ?").run(blocId);
   }
 
   async flushCounters(): Promise<void> {
