@@ -13,6 +13,7 @@ import { download, latency, load, memoryMb, resetPeak, type Load } from "./measu
 import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
+import { bulkFigures, measureBulk } from "./bulk.js";
 import { measureWindows, windowFigures } from "./windows.js";
 import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 
@@ -31,9 +32,9 @@ const quick = process.argv.includes("--quick");
 /** Which engine: sqlite (a file in a temporary folder) or postgres (a fresh database on BLOC_BENCH_PG_URL's server). */
 const STORE = (option("--store") ?? "sqlite") as "sqlite" | "postgres";
 if (STORE !== "sqlite" && STORE !== "postgres") throw new Error(`--store must be sqlite or postgres, got "${String(STORE)}"`);
-/** How the blocs are seeded; PostgreSQL goes through the store unless that would make the full run impractical. */
-const SEED_PATH = (option("--seed") ?? (STORE === "postgres" ? "auto" : "store")) as SeedPath;
-if (!["store", "rows", "rebuild", "auto"].includes(SEED_PATH)) throw new Error(`--seed must be store, rows, rebuild or auto, got "${SEED_PATH}"`);
+/** How the blocs are seeded: by bulk import unless told otherwise. */
+const SEED_PATH = (option("--seed") ?? "bulk") as SeedPath;
+if (!["bulk", "store", "rows", "rebuild", "auto"].includes(SEED_PATH)) throw new Error(`--seed must be bulk, store, rows, rebuild or auto, got "${SEED_PATH}"`);
 /** `auto` switches to rows when the large bloc's remaining records would take longer than this through the store. */
 const SEED_BUDGET_SECONDS = 420;
 /** Leave the PostgreSQL database in place at the end (to look at its plans); it is dropped otherwise, also on failure. */
@@ -64,7 +65,7 @@ async function prepare(dir: string, admin: string, databaseUrl: string, env: Rec
   const blocs = {
     small: await createBenchBloc(ctx, "Small"), large: await createBenchBloc(ctx, "Large"), adds: await createBenchBloc(ctx, "Adds"),
   };
-  const how = { auto: "through the store, as rows if that is too slow", rows: "as rows", rebuild: "as rows, then rebuildCounters", store: "through the store" };
+  const how = { bulk: "by bulk import", auto: "through the store, as rows if that is too slow", rows: "as rows", rebuild: "as rows, then rebuildCounters", store: "through the store" };
   say(`seeding ${LARGE.toLocaleString("en")} + ${SMALL.toLocaleString("en")} records (${how[SEED_PATH]})…`);
   const seeder = new Seeder(ctx, users);
   const large = await seeder.seed(blocs.large, LARGE, SEED_PATH, SEED_BUDGET_SECONDS);
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
     };
     // The reference, the engine alone reading the same rows, interleaved with the reports (bench/reports.ts).
     const { bare, bareRuns, json, xlsx } = await measureReports(3, () => bareReadLoop(env, blocs.large), report);
+    const bulk = await measureBulk(STORE, dir, quick ? 20_000 : 100_000, say);
 
     const failures = [ceil, ...(driver ? [driver] : []), add, page1Small, page1Large, ...windows.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
@@ -232,6 +234,7 @@ async function main(): Promise<void> {
           : "not measured",
         target: "≥ 100,000 records/s", met: through.storeRecords > 0 ? seedRate >= 100_000 : null,
       },
+      ...bulkFigures(bulk, seeds.large),
       ...(rowsUsed || STORE === "postgres" ? [{ name: "seeding path", value: seedPath, target: "reported", met: null }] : []),
     ];
     const ceilings: Figure[] = [
@@ -286,7 +289,7 @@ async function main(): Promise<void> {
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
       ceil, driver, add, addWaits, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
-      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds,
+      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
       quick, large: LARGE, seconds: SECONDS, store: STORE, engine: engine.label,

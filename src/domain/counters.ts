@@ -164,6 +164,11 @@ export class CounterDeltas {
     this.valueMap.clear();
   }
 
+  /** Counter keys held (each value key's periods are made from it when written): what these changes hold in memory. */
+  get size(): number {
+    return this.dayMap.size + this.valueMap.size;
+  }
+
   get empty(): boolean {
     return this.dayMap.size === 0 && this.valueMap.size === 0;
   }

@@ -25,6 +25,13 @@ export interface NewRecord {
   readonly values: Readonly<Record<string, string>>;
 }
 
+/** What a bulk import loaded (Store.bulkImport). */
+export interface BulkImported {
+  readonly count: number;
+  /** The highest ID given to a loaded record; 0 when none was loaded. */
+  readonly lastId: number;
+}
+
 /** A file already on disk, to be tied to a new record; writing it releases the upload's hold on the content. */
 export interface NewFile extends Omit<StoredFile, "blocId" | "recordId"> {
   readonly hold: string;
@@ -332,6 +339,14 @@ export interface Store extends StoreReads, ConfigWrites {
    */
   countRequest(tokenId: string, window: number): Promise<number>;
 
+  /**
+   * Loads records of one bloc in bulk, all in one transaction that holds the bloc's
+   * other writers off: each batch is written as it arrives (so memory holds one batch),
+   * then the bloc's counters gain what was loaded, counted set-based from the loaded rows
+   * and merged into those already kept. If a batch, the source or the counting fails,
+   * nothing is kept. Checks no rule of the bloc: the caller's (domain/bulk-import.ts).
+   */
+  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported>;
   /** Rows of a table in primary-key order, after `after` (a row's key columns), at most `limit`. */
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]>;
   /** Inserts rows as they are (IDs kept) into an instance being filled by a copy; key sequences move past them. */

@@ -2,8 +2,9 @@ import { ConfigError } from "../../config.js";
 import type { CounterDeltas } from "../../domain/counters.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
-import type { Durability, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import type { BulkImported, Durability, NewRecord, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
 import { Transactions, type TransactionEngine } from "../transactions.js";
+import { bulkImport } from "./bulk-import.js";
 import { holdContent, releaseContent } from "./content.js";
 import * as copy from "./copy.js";
 import { writeCounters } from "./counters.js";
@@ -167,6 +168,10 @@ export class PostgresStore extends BaseStore implements Store {
 
   countRequest(tokenId: string, window: number): Promise<number> {
     return this.rateWindows.count(tokenId, window);
+  }
+
+  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
+    return bulkImport(this.pool, blocId, batches);
   }
 
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {

@@ -7,7 +7,8 @@ import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import { RequestCounts } from "../request-counts.js";
 import { Transactions } from "../transactions.js";
-import type { Durability, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import type { BulkImported, Durability, NewRecord, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import { bulkImport } from "./bulk-import.js";
 import { exportRows, importRows, tableSizes } from "./copy-rows.js";
 import { ConnectionLock } from "./connection-lock.js";
 import { sqliteDurability } from "./durability.js";
@@ -191,6 +192,16 @@ export class SqliteStore extends BaseStore implements Store {
   /** Per process: counting in the file would make every request a write that waits for the write lock. */
   async countRequest(tokenId: string, window: number): Promise<number> {
     return this.requests.count(tokenId, window);
+  }
+
+  /**
+   * One IMMEDIATE transaction for the whole load: it holds the database's write lock, and
+   * this process's connection, until the last batch and the counters are written (so
+   * `batches` must not use this store). Writers of other processes wait up to the busy
+   * timeout meanwhile.
+   */
+  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
+    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", () => bulkImport(this.sql, blocId, batches)));
   }
 
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
