@@ -64,18 +64,31 @@ export function fieldHead(slug: string, alias = "r"): string {
   return `left(${fieldSql(slug, alias)}, ${FIELD_HEAD}) COLLATE "C"`;
 }
 
-/** `field = value` served by the field's index: head and tail find the candidates, the values themselves decide. */
-export function fieldEquals(slug: string, placeholder: string, alias = "r"): string {
-  const [head, tail] = headTail(`${placeholder}::text`, FIELD_HEAD);
-  const [, fieldTail] = headTail(fieldSql(slug, alias), FIELD_HEAD);
-  return `${fieldHead(slug, alias)} = ${head} AND ${fieldTail} = ${tail} AND ${fieldSql(slug, alias)} = ${placeholder}::text`;
+/** The condition of a field's partial value index (field-indexes.ts): a query must carry it for the index to serve. */
+export function indexedTerm(slug: string, alias = "r"): string {
+  return `${fieldSql(slug, alias)} <> ''`;
 }
 
-/** `field IN (values)` for a list parameter: the heads find the candidates (one indexable array), the values decide. */
+/**
+ * `field = value` served by the field's index: head and tail find the candidates, the
+ * values themselves decide. `nonEmpty`: the value is known not to be "" (then the
+ * index's condition holds and is added; "" is found without the index).
+ */
+export function fieldEquals(slug: string, placeholder: string, nonEmpty: boolean, alias = "r"): string {
+  const [head, tail] = headTail(`${placeholder}::text`, FIELD_HEAD);
+  const [, fieldTail] = headTail(fieldSql(slug, alias), FIELD_HEAD);
+  return `${fieldHead(slug, alias)} = ${head} AND ${fieldTail} = ${tail} AND ${fieldSql(slug, alias)} = ${placeholder}::text`
+    + (nonEmpty ? ` AND ${indexedTerm(slug, alias)}` : "");
+}
+
+/**
+ * `field IN (values)` for a list parameter of non-empty values: the heads find the
+ * candidates (one indexable array), the values decide.
+ */
 function fieldIn(slug: string, placeholder: string): string {
   const [head] = headTail("v", FIELD_HEAD);
   return `${fieldHead(slug)} = ANY(ARRAY(SELECT ${head} FROM unnest(${placeholder}::text[]) AS v))`
-    + ` AND ${fieldSql(slug)} = ANY(${placeholder}::text[])`;
+    + ` AND ${fieldSql(slug)} = ANY(${placeholder}::text[]) AND ${indexedTerm(slug)}`;
 }
 
 /** Record IDs as SQLite's CAST(id AS TEXT) would equal them: only canonical decimal integers. */

@@ -3,7 +3,7 @@ import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type { ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
 import { storable, type Db } from "./driver.js";
-import { fieldEquals, fieldHead, fieldSql, orderSql, Params, whereSql } from "./filters.js";
+import { fieldEquals, fieldHead, fieldSql, indexedTerm, orderSql, Params, whereSql } from "./filters.js";
 import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
 
 /*
@@ -136,7 +136,7 @@ export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit
   const value = params.add(lookup.value);
   const group = groupSql(lookup.group, params, lookup.group?.value);
   const rows = await db.run<{ id: number }>(`
-    SELECT r.id FROM records r WHERE r.bloc_id = $1::text AND ${fieldEquals(lookup.slug, value)}${group}
+    SELECT r.id FROM records r WHERE r.bloc_id = $1::text AND ${fieldEquals(lookup.slug, value, lookup.value !== "")}${group}
     ORDER BY r.id LIMIT ${params.add(limit)}::bigint`, params.values, params.options);
   return rows.map((row) => row.id);
 }
@@ -187,6 +187,8 @@ export async function valuesWithPrefix(
   parts.push(Array.from(from).length < FIELD_HEAD
     ? `${head} > ${position}::text`
     : `(${head} > left(${position}::text, ${FIELD_HEAD}) OR (${head} = left(${position}::text, ${FIELD_HEAD}) AND ${value} > ${position}::text))`);
+  // Values past `after` (at least "") are non-empty: the index's condition holds, and lets the slug's value index serve.
+  parts.push(indexedTerm(slug));
   const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group);
   const rows = await db.run<{ value: string }>(`
     SELECT ${fieldSql(slug)} AS value FROM records r WHERE ${parts.join(" AND ")}${group}

@@ -1,4 +1,5 @@
 import { LOCK, type Pg } from "./driver.js";
+import { valueIndexesMigration } from "./field-indexes.js";
 
 /**
  * The PostgreSQL schema: the SQLite engine's tables and columns (store/tables.ts names
@@ -271,6 +272,9 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (token_id, win)
   );
   `,
+  // Every field searchable by value without being marked `indexed`: a partial value index
+  // per field slug (field-indexes.ts), replacing the full ones only some fields had.
+  valueIndexesMigration(),
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
