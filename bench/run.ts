@@ -13,6 +13,7 @@ import { download, latency, load, memoryMb, resetPeak, type Load } from "./measu
 import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
+import { measureSearch, searchFigures } from "./search.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -201,6 +202,8 @@ async function main(): Promise<void> {
     const oneLarge = await update(blocs.large, { [SERIAL]: "SN-00004321" });
     const thousandSmall = await update(blocs.small, { [BATCH]: "B-00004" });
     const thousandLarge = await update(blocs.large, { [BATCH]: "B-00004" });
+    say("searching an unmarked field…");
+    const search = await measureSearch(api, admin, blocs, SECONDS);
     say(`reports of ${LARGE.toLocaleString()} records…`);
     const report = async (responseType: string): Promise<{ rowsPerSecond: number; firstByte: number; rssGrowth: number; seconds: number }> => {
       const before = memoryMb(pid, "VmRSS");
@@ -259,6 +262,7 @@ async function main(): Promise<void> {
       { name: `update matching 1 record, ${large}`, value: `${timing(oneLarge)}; growth p99 ${(oneLarge.p99 / oneSmall.p99).toFixed(2)}`, target: "growth ≤ 3", met: oneLarge.p99 / oneSmall.p99 <= 3 },
       { name: "update matching 1,000 records (one batch), 10,000", value: timing(thousandSmall), target: "reference", met: null },
       { name: `update matching 1,000 records, ${large}`, value: `${timing(thousandLarge)}; growth p99 ${(thousandLarge.p99 / thousandSmall.p99).toFixed(2)}`, target: "reported (no target)", met: null },
+      ...searchFigures(search, large),
       { name: `report JSON, ${large} rows`, value: `${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 300,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond >= 300_000 && json.firstByte <= 1 && json.rssGrowth <= 150 },
       { name: `report .xlsx, ${large} rows`, value: `${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s; first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 100,000 rows/s, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond >= 100_000 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
     ];
@@ -283,7 +287,7 @@ async function main(): Promise<void> {
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
       ceil, driver, add, addWaits, page1Small, page1Large, windowLarge, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
-      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds,
+      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, search,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
       quick, large: LARGE, seconds: SECONDS, store: STORE, engine: engine.label,
