@@ -36,6 +36,8 @@ const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
 ];
 
+const VALUE_INDEXES = valueIndexesMigration();
+
 const MIGRATIONS: readonly string[] = [
   `
   -- The SHA-256 of a key text longer than n characters, else empty (see the comment in schema.ts).
@@ -274,10 +276,12 @@ const MIGRATIONS: readonly string[] = [
   `,
   // Every field searchable by value without being marked `indexed`: a partial value index
   // per field slug (field-indexes.ts), replacing the full ones only some fields had.
-  valueIndexesMigration(),
+  VALUE_INDEXES,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The version at which every field has its value index (for tests of that upgrade). */
+export const VALUE_INDEXES_VERSION = MIGRATIONS.indexOf(VALUE_INDEXES) + 1;
 
 /**
  * Brings the database to SCHEMA_VERSION (or an older `target`, for tests of upgrades). Several processes may start at once: each

@@ -21,8 +21,9 @@ export class SqliteRecords extends SqliteConfig {
   }
 
   /** The filter's condition, driven by the value index the counters pick (value-plan.ts); `rows` for ordered reads. */
-  private where(filter: RecordFilter, rows?: number): { sql: string; params: Param[] } {
-    return whereClause(filter, drivingField(this.sql, filter, rows));
+  private where(filter: RecordFilter, rows?: number): { sql: string; params: Param[]; driven: boolean } {
+    const driver = drivingField(this.sql, filter, rows);
+    return { ...whereClause(filter, driver), driven: driver !== undefined };
   }
 
   async countRecords(filter: RecordFilter): Promise<number> {
@@ -35,10 +36,11 @@ export class SqliteRecords extends SqliteConfig {
     let query = `SELECT ${projection.columns} FROM records r WHERE ${where.sql}`;
     const params: Param[] = [...projection.params, ...where.params];
     if (page.after) {
-      query += page.order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
+      const position = where.driven ? "(+r.created_at, +r.id)" : "(r.created_at, r.id)";
+      query += page.order === "oldest" ? ` AND ${position} > (?, ?)` : ` AND ${position} < (?, ?)`;
       params.push(page.after.createdAt, page.after.id);
     }
-    const statement = this.sql.get(`${query} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`);
+    const statement = this.sql.get(`${query} ORDER BY ${orderBy(page.order, where.driven)} LIMIT ? OFFSET ?`);
     if (page.maxBytes === undefined) {
       return (statement.all(...params, page.limit, page.offset) as Record<string, unknown>[]).map(projection.map);
     }

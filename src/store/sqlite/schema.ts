@@ -35,6 +35,15 @@ const CONFIG_TABLES = [
 /** A step is SQL, or a function for a step whose SQL depends on the rows (one index per field slug). */
 type Step = string | ((db: Database.Database) => void);
 
+/**
+ * Every field searchable by value without being marked `indexed`: a partial value index
+ * per field slug (value-indexes.ts), replacing the full ones only some fields had.
+ */
+function everyFieldSearchable(db: Database.Database): void {
+  dropOldValueIndexes(db);
+  ensureValueIndexes(db);
+}
+
 const MIGRATIONS: readonly Step[] = [
   `
   CREATE TABLE users (
@@ -229,13 +238,11 @@ const MIGRATIONS: readonly Step[] = [
   );
   CREATE INDEX record_history_by_record ON record_history (record_id, id);
   `,
-  // Every field searchable by value without being marked `indexed`: a partial value index
-  // per field slug (value-indexes.ts), replacing the full ones only some fields had.
-  (db) => {
-    dropOldValueIndexes(db);
-    ensureValueIndexes(db);
-  },
+  everyFieldSearchable,
 ];
+
+/** The version at which every field has its value index (for tests of that upgrade). */
+export const VALUE_INDEXES_VERSION = MIGRATIONS.indexOf(everyFieldSearchable) + 1;
 
 /** Applies the missing steps up to `target` (all of them unless a test builds an older database). */
 export function migrate(db: Database.Database, target = MIGRATIONS.length): void {

@@ -85,7 +85,9 @@ export function conditionSql(condition: MatchCondition, empty: "all" | "none", p
 
 export function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Param[], driver?: string): void {
   if (visibility?.none) parts.push("0 = 1");
-  if (visibility?.ownerId !== undefined) { parts.push("r.user_id = ?"); params.push(visibility.ownerId); }
+  // Driven by a value index, the owner is checked on the rows it finds (+: not through the owner's index).
+  const user = driver === undefined ? "r.user_id" : "+r.user_id";
+  if (visibility?.ownerId !== undefined) { parts.push(`${user} = ?`); params.push(visibility.ownerId); }
   for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params, driver);
 }
 
@@ -97,14 +99,22 @@ export function whereClause(filter: RecordFilter, driver?: string): { sql: strin
   const parts = ["r.bloc_id = ?"];
   const params: Param[] = [filter.blocId];
   visibilitySql(filter.visibility, parts, params, driver);
-  if (filter.from !== undefined) { parts.push("r.created_at >= ?"); params.push(filter.from); }
-  if (filter.to !== undefined) { parts.push("r.created_at <= ?"); params.push(filter.to); }
+  // Driven by a value index, the window is checked on the rows it finds (+: not by walking the time index).
+  const time = driver === undefined ? "r.created_at" : "+r.created_at";
+  if (filter.from !== undefined) { parts.push(`${time} >= ?`); params.push(filter.from); }
+  if (filter.to !== undefined) { parts.push(`${time} <= ?`); params.push(filter.to); }
   for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params, driver);
   return { sql: parts.join(" AND "), params };
 }
 
-export function orderBy(order: Order): string {
-  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
+/**
+ * ORDER BY created_at, id. `sorted`: the rows are found through a value index and sorted
+ * (value-plan.ts); unary + keeps the time index, which would give the order without a
+ * sort, from being chosen to walk the bloc instead.
+ */
+export function orderBy(order: Order, sorted = false): string {
+  const [time, id] = sorted ? ["+r.created_at", "+r.id"] : ["r.created_at", "r.id"];
+  return order === "newest" ? `${time} DESC, ${id} DESC` : `${time} ASC, ${id} ASC`;
 }
 
 
