@@ -6,7 +6,7 @@ import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, 
 import { SqliteConfig } from "./config-queries.js";
 import { RECORDS, likePrefix, orderBy, sourceSql, whereClause, type Projection } from "./sql.js";
 import { indexedTerm, valueSql } from "./value-indexes.js";
-import { drivingField } from "./value-plan.js";
+import { drivingField } from "./value-driver.js";
 import { fieldPath, type Param } from "./statements.js";
 
 /** Records and their files in the SQLite engine: plain queries and writes, no rules. */
