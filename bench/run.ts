@@ -16,6 +16,7 @@ import { writeResults, type Figure } from "./results.js";
 import { bulkFigures, measureBulk } from "./bulk.js";
 import { measureWindows, windowFigures } from "./windows.js";
 import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
+import { measureSearch, searchFigures } from "./search.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -204,6 +205,8 @@ async function main(): Promise<void> {
     const oneLarge = await update(blocs.large, { [SERIAL]: "SN-00004321" });
     const thousandSmall = await update(blocs.small, { [BATCH]: "B-00004" });
     const thousandLarge = await update(blocs.large, { [BATCH]: "B-00004" });
+    say("searching an unmarked field…");
+    const search = await measureSearch(api, admin, blocs, SECONDS);
     say(`reports of ${LARGE.toLocaleString()} records…`);
     const report = async (responseType: string): Promise<ReportRun> => {
       const before = memoryMb(pid, "VmRSS");
@@ -264,6 +267,7 @@ async function main(): Promise<void> {
       { name: `update matching 1 record, ${large}`, value: `${timing(oneLarge)}; growth p99 ${(oneLarge.p99 / oneSmall.p99).toFixed(2)}`, target: "growth ≤ 3", met: oneLarge.p99 / oneSmall.p99 <= 3 },
       { name: "update matching 1,000 records (one batch), 10,000", value: timing(thousandSmall), target: "reference", met: null },
       { name: `update matching 1,000 records, ${large}`, value: `${timing(thousandLarge)}; growth p99 ${(thousandLarge.p99 / thousandSmall.p99).toFixed(2)}`, target: "reported (no target)", met: null },
+      ...searchFigures(search, large),
       { name: `bare read loop, ${large} rows (engine alone, report projection and batches)`, value: `${Math.round(bare).toLocaleString("en")} rows/s (median of ${bareRuns.map((r) => Math.round(r).toLocaleString("en")).join(", ")})`, target: "reference", met: null },
       { name: `report JSON, ${large} rows`, value: `${(json.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 0.80 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond / bare >= 0.8 && json.firstByte <= 1 && json.rssGrowth <= 150 },
       { name: `report .xlsx, ${large} rows`, value: `${(xlsx.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 0.40 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond / bare >= 0.4 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
@@ -289,7 +293,7 @@ async function main(): Promise<void> {
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
       ceil, driver, add, addWaits, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
-      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk,
+      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
       quick, large: LARGE, seconds: SECONDS, store: STORE, engine: engine.label,

@@ -27,6 +27,13 @@ export const SERIAL = "field_6";
 export const BATCH = "field_7";
 export const COMMENT = "field_8";
 export const SITE = "field_2";
+/** An order reference: key-like, unique per record, and not marked `indexed` (searching any field, issue 10). */
+export const ORDER_REF = "field_11";
+
+/** Record i's order reference: i scrambled by an odd multiplier mod 2^32 (distinct for distinct i), without using the random stream. */
+export function orderRef(i: number): string {
+  return `ORD-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(16).padStart(8, "0")}`;
+}
 
 function randomFrom(seed: number): () => number {
   let state = seed >>> 0;
@@ -62,6 +69,7 @@ export async function createBenchBloc(ctx: Context, name: string): Promise<strin
       { name: "Comment" },
       { name: "Weight", type: "number" as const },
       { name: "Best before", type: "date" as const },
+      { name: "Order ref" },
     ],
   });
   return bloc.id;
@@ -89,6 +97,7 @@ export function record(blocId: string, i: number, count: number, users: readonly
     (next() < 0.5 ? ` #${Math.floor(next() * 100000)}` : "");
   values.field_9 = (next() * 100).toFixed(2);
   values.field_10 = stamp(SEED_END + Math.floor(next() * 365) * DAY_MS).slice(0, 10);
+  values[ORDER_REF] = orderRef(i);
   return {
     blocId,
     createdAt: stamp(SEED_END - DAY_MS * 365 + Math.floor(((i + next()) / count) * DAY_MS * 365)),

@@ -59,8 +59,8 @@ export interface FieldRules {
   /** How an `autogenerate` field builds its values, e.g. `INV-{seq:5}`. */
   readonly format: string | null;
   /**
-   * Looked up by value (update-records' searchItems, report filters): the store keeps an
-   * index on it. Unique, autogenerate and profile-filtered fields are always indexed.
+   * Accepted and kept for compatibility only: the store keeps a value index on every
+   * field (docs/performance.md, "Searching any field"), marked or not.
    */
   readonly indexed: boolean;
 }

@@ -24,7 +24,7 @@ const Rules = {
   maxLength: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
   pattern: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   format: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "e.g. INV-{seq:5}, {YYYY}{MM}{DD}-{seq:3}, {seq:4 by field_2}" }))),
-  indexed: Type.Optional(Type.Boolean({ description: "keep an index for searching by this field's value" })),
+  indexed: Type.Optional(Type.Boolean({ description: "accepted for compatibility; every field's values are indexed for searching" })),
 };
 
 export const FieldBody = Type.Object({

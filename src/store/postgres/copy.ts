@@ -1,8 +1,7 @@
-import type { FieldType } from "../../domain/model.js";
 import { TABLES, type Row, type TableName } from "../store.js";
 import { TABLE_SHAPES } from "../tables.js";
 import type { Db, Param } from "./driver.js";
-import { ensureFieldIndex, needsIndex } from "./field-indexes.js";
+import { ensureFieldIndex } from "./field-indexes.js";
 import { COUNTER_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
 
 /*
@@ -98,16 +97,9 @@ export async function importRows(db: Db, table: TableName, rows: readonly Row[])
     await db.run(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM ${table}`);
   }
   if (table === "fields") {
-    // Fields looked up by value need their index on the new instance too: one per slug.
-    const indexed = new Map<string, { blocId: string; field: Parameters<typeof ensureFieldIndex>[2] }>();
-    for (const row of rows) {
-      const field = {
-        slug: String(row.slug), type: row.type as FieldType, indexed: row.indexed === 1,
-        unique: row.unique_values === 1, applyProfileFilter: row.apply_profile_filter === 1,
-      };
-      if (needsIndex(field)) indexed.set(field.slug, { blocId: String(row.bloc_id), field });
-    }
-    for (const { blocId, field } of indexed.values()) await ensureFieldIndex(db, blocId, field);
+    // Every field's slug needs its value index on the new instance too: one per slug.
+    const slugs = new Map(rows.map((row) => [String(row.slug), String(row.bloc_id)]));
+    for (const [slug, blocId] of slugs) await ensureFieldIndex(db, blocId, { slug });
   }
 }
 

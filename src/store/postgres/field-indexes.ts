@@ -1,46 +1,83 @@
 import crypto from "node:crypto";
-import type { Field } from "../../domain/model.js";
 import { lockUntilCommit, type Db } from "./driver.js";
-import { fieldHead, fieldSql } from "./filters.js";
+import { fieldHead, fieldSql, indexedTerm, literal } from "./filters.js";
 import { FIELD_HEAD, headTail } from "./schema.js";
 
 /**
- * Fields looked up by value (unique checks, autogenerate, profile filters, searches on
- * `indexed` fields) get an expression index on (bloc_id, head, tail) of the value
- * (schema.ts: a value is never a raw index key, since it can be far larger than an
- * entry may be). Queries compare head and tail, then the value (filters.ts:
- * fieldEquals); the head, in byte order, also serves autogenerate's ordered prefix
- * reads. One index per slug serves every bloc.
+ * Every field is searchable by value without an admin marking it (issue 10): each field
+ * slug has one partial expression index, shared by every bloc (slugs are field_1,
+ * field_2, … in each bloc), on (bloc_id, head, tail) of the non-empty values (schema.ts:
+ * a value is never a raw index key, since it can be far larger than an entry may be).
+ * Partial, so that a record costs an entry only in the indexes of the fields it holds:
+ * a bloc with 100 fields gives `records` 100 indexes, a record of a 10-field bloc is
+ * entered in 10. Queries compare head and tail, then the value, and carry the index's
+ * condition (filters.ts: fieldEquals, fieldIn); the head, in byte order, also serves
+ * autogenerate's ordered prefix reads.
  */
-export function needsIndex(field: Pick<Field, "indexed" | "unique" | "applyProfileFilter" | "type">): boolean {
-  return field.indexed || field.unique || field.applyProfileFilter || field.type === "autogenerate";
-}
 
 /** PostgreSQL names are at most 63 bytes and a slug up to 64 characters: the name carries a hash of it. */
 export function indexName(slug: string): string {
-  return `records_field_${crypto.createHash("md5").update(slug).digest("hex")}`;
+  return `records_by_value_${crypto.createHash("md5").update(slug).digest("hex")}`;
+}
+
+/** The statement creating a slug's value index, if missing. */
+function createSql(slug: string): string {
+  const [, tail] = headTail(fieldSql(slug, ""), FIELD_HEAD);
+  return `CREATE INDEX IF NOT EXISTS ${indexName(slug)} ON records (bloc_id, (${fieldHead(slug, "")}), ${tail})
+    WHERE ${indexedTerm(slug, "")}`;
 }
 
 /**
- * Creates the field's index if it needs one and has none, inside the caller's
- * transaction (it commits with the field).
+ * Creates the field's index if it has none, inside the caller's transaction (it
+ * commits with the field).
  *
  * Building it holds a lock on `records` that stops every insert until the transaction
  * ends, so first, in this order: the bloc's lock, which the domain may ask for next
  * (rebuilding counters): waiting for it while holding `records` would deadlock with a
  * writer of the bloc waiting for `records`; then a lock on the index's name, so that
  * two processes adding the same slug create it one after the other, the second
- * finding it there.
+ * finding it there. Only a slug no bloc had before builds one (a bloc's field_12 when
+ * no bloc had 12 fields): the others find theirs.
  */
-export async function ensureFieldIndex(
-  db: Db, blocId: string, field: Pick<Field, "slug" | "indexed" | "unique" | "applyProfileFilter" | "type">,
-): Promise<void> {
-  if (!needsIndex(field)) return;
+export async function ensureFieldIndex(db: Db, blocId: string, field: { readonly slug: string }): Promise<void> {
   const name = indexName(field.slug);
   const [exists] = await db.run<{ name: string | null }>("SELECT to_regclass($1::text)::text AS name", [name]);
   if (exists?.name) return;
   await lockUntilCommit(db, "bloc", blocId);
   await lockUntilCommit(db, "ddl", name);
-  const [, tail] = headTail(fieldSql(field.slug, ""), FIELD_HEAD);
-  await db.run(`CREATE INDEX IF NOT EXISTS ${name} ON records (bloc_id, (${fieldHead(field.slug, "")}), ${tail})`);
+  await db.run(createSql(field.slug));
+}
+
+/**
+ * SQL (a DO block) that drops the field indexes of before (only some fields had one,
+ * not partial) and creates every slug's value index: the upgrade's step. It is made
+ * from createSql itself, so that the indexes it builds are the ones queries are written for.
+ */
+export function valueIndexesMigration(): string {
+  const marker = "\u0001slug\u0001";
+  const template = createSql(marker).replace(indexName(marker), "%I").split(literal(marker)).join("%L");
+  return `
+  DO $$
+  DECLARE
+    old text;
+    slug text;
+  BEGIN
+    FOR old IN SELECT indexname FROM pg_indexes
+      WHERE schemaname = current_schema() AND tablename = 'records' AND indexname LIKE 'records\\_field\\_%'
+    LOOP
+      EXECUTE format('DROP INDEX %I', old);
+    END LOOP;
+    FOR slug IN SELECT DISTINCT f.slug FROM fields f ORDER BY 1 LOOP
+      EXECUTE format(${literal(template)}, 'records_by_value_' || md5(slug), ${Array(template.split("%L").length - 1).fill("slug").join(", ")});
+    END LOOP;
+  END $$;`;
+}
+
+/**
+ * Creates every missing value index, one per slug any bloc has: for a bulk load that
+ * dropped them to load faster (an index built over loaded rows is built set-based, sorted once).
+ */
+export async function ensureFieldIndexes(db: Db): Promise<void> {
+  const rows = await db.run<{ slug: string }>("SELECT DISTINCT slug FROM fields ORDER BY 1");
+  for (const { slug } of rows) await db.run(createSql(slug));
 }

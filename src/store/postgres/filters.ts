@@ -64,18 +64,31 @@ export function fieldHead(slug: string, alias = "r"): string {
   return `left(${fieldSql(slug, alias)}, ${FIELD_HEAD}) COLLATE "C"`;
 }
 
-/** `field = value` served by the field's index: head and tail find the candidates, the values themselves decide. */
-export function fieldEquals(slug: string, placeholder: string, alias = "r"): string {
-  const [head, tail] = headTail(`${placeholder}::text`, FIELD_HEAD);
-  const [, fieldTail] = headTail(fieldSql(slug, alias), FIELD_HEAD);
-  return `${fieldHead(slug, alias)} = ${head} AND ${fieldTail} = ${tail} AND ${fieldSql(slug, alias)} = ${placeholder}::text`;
+/** The condition of a field's partial value index (field-indexes.ts): a query must carry it for the index to serve. */
+export function indexedTerm(slug: string, alias = "r"): string {
+  return `${fieldSql(slug, alias)} <> ''`;
 }
 
-/** `field IN (values)` for a list parameter: the heads find the candidates (one indexable array), the values decide. */
+/**
+ * `field = value` served by the field's index: head and tail find the candidates, the
+ * values themselves decide. `nonEmpty`: the value is known not to be "" (then the
+ * index's condition holds and is added; "" is found without the index).
+ */
+export function fieldEquals(slug: string, placeholder: string, nonEmpty: boolean, alias = "r"): string {
+  const [head, tail] = headTail(`${placeholder}::text`, FIELD_HEAD);
+  const [, fieldTail] = headTail(fieldSql(slug, alias), FIELD_HEAD);
+  return `${fieldHead(slug, alias)} = ${head} AND ${fieldTail} = ${tail} AND ${fieldSql(slug, alias)} = ${placeholder}::text`
+    + (nonEmpty ? ` AND ${indexedTerm(slug, alias)}` : "");
+}
+
+/**
+ * `field IN (values)` for a list parameter of non-empty values: the heads find the
+ * candidates (one indexable array), the values decide.
+ */
 function fieldIn(slug: string, placeholder: string): string {
   const [head] = headTail("v", FIELD_HEAD);
   return `${fieldHead(slug)} = ANY(ARRAY(SELECT ${head} FROM unnest(${placeholder}::text[]) AS v))`
-    + ` AND ${fieldSql(slug)} = ANY(${placeholder}::text[])`;
+    + ` AND ${fieldSql(slug)} = ANY(${placeholder}::text[]) AND ${indexedTerm(slug)}`;
 }
 
 /** Record IDs as SQLite's CAST(id AS TEXT) would equal them: only canonical decimal integers. */
@@ -83,8 +96,13 @@ function recordIds(values: readonly string[]): number[] {
   return values.filter((v) => /^(0|[1-9]\d{0,14})$/.test(v)).map(Number);
 }
 
-/** `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as asked. */
-function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Params): void {
+/**
+ * `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as
+ * asked. The field named `driver` (../value-plan.ts) is written in its value index's
+ * form; any other field's condition on the value alone, which no index serves, to be
+ * checked on the rows the query reads.
+ */
+function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Params, driver: string | undefined): void {
   if (condition.values.length === 0) {
     if (empty === "none") parts.push("false");
     return;
@@ -102,32 +120,44 @@ function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: s
   } else if (values.includes("")) {
     // A field never set reads "", so it must match a search for "".
     parts.push(`COALESCE(${fieldSql(condition.key)}, '') = ANY(${params.add(values)}::text[])`);
-  } else {
+  } else if (condition.key === driver) {
     parts.push(fieldIn(condition.key, params.add(values)));
+  } else {
+    parts.push(`${fieldSql(condition.key)} = ANY(${params.add(values)}::text[])`);
   }
 }
 
-function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Params): void {
+function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Params, driver: string | undefined): void {
   if (visibility?.none) parts.push("false");
   if (visibility?.ownerId !== undefined) {
     parts.push(storable(visibility.ownerId) ? `r.user_id = ${params.add(visibility.ownerId)}::text` : "false");
   }
-  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
+  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params, driver);
 }
 
-/** The condition for a filter, visibility included, over `records AS r`; its parameters go into `params`. */
-export function whereSql(filter: RecordFilter, params: Params): string {
+/**
+ * The condition for a filter, visibility included, over `records AS r`; its parameters
+ * go into `params`. `driver`: the field whose value index is to serve it (value-driver.ts).
+ */
+export function whereSql(filter: RecordFilter, params: Params, driver?: string): string {
   const parts = [`r.bloc_id = ${params.add(filter.blocId)}::text`];
-  visibilitySql(filter.visibility, parts, params);
+  visibilitySql(filter.visibility, parts, params, driver);
   if (filter.from !== undefined) parts.push(`r.created_at >= ${params.add(filter.from)}::text`);
   if (filter.to !== undefined) parts.push(`r.created_at <= ${params.add(filter.to)}::text`);
   for (const condition of filter.match ?? []) {
     if (condition.values.length > 0) params.shapedByClient();
-    conditionSql(condition, "all", parts, params);
+    conditionSql(condition, "all", parts, params, driver);
   }
   return parts.join(" AND ");
 }
 
-export function orderSql(order: Order, alias = "r"): string {
-  return order === "newest" ? `${alias}.created_at DESC, ${alias}.id DESC` : `${alias}.created_at ASC, ${alias}.id ASC`;
+/**
+ * ORDER BY created_at, id. `sorted`: the rows are found through a value index and sorted
+ * (value-driver.ts); ordering by an expression keeps the time index, which would give the
+ * order without a sort, from being chosen to walk the bloc instead (the same order: the
+ * column is COLLATE "C" and so is the expression).
+ */
+export function orderSql(order: Order, alias = "r", sorted = false): string {
+  const time = sorted ? `(${alias}.created_at || '')` : `${alias}.created_at`;
+  return order === "newest" ? `${time} DESC, ${alias}.id DESC` : `${time} ASC, ${alias}.id ASC`;
 }

@@ -3,8 +3,9 @@ import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type { ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
 import { storable, type Db } from "./driver.js";
-import { fieldEquals, fieldHead, fieldSql, orderSql, Params, whereSql } from "./filters.js";
+import { fieldEquals, fieldHead, fieldSql, indexedTerm, orderSql, Params, whereSql } from "./filters.js";
 import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
+import { drivingField } from "./value-driver.js";
 
 /*
  * Plain queries over the records: which of them answers what, and when the counters
@@ -25,7 +26,8 @@ const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job
 
 export async function countRecords(db: Db, filter: RecordFilter): Promise<number> {
   const params = new Params();
-  const [row] = await db.run<{ n: number }>(`SELECT count(*) AS n FROM records r WHERE ${whereSql(filter, params)}`, params.values, params.options);
+  const where = whereSql(filter, params, await drivingField(db, filter));
+  const [row] = await db.run<{ n: number }>(`SELECT count(*) AS n FROM records r WHERE ${where}`, params.values, params.options);
   return row!.n;
 }
 
@@ -37,14 +39,15 @@ export async function countRecords(db: Db, filter: RecordFilter): Promise<number
  */
 async function page(db: Db, filter: RecordFilter, page: RowPage): Promise<RecordRow[]> {
   const params = new Params();
-  let where = whereSql(filter, params);
+  const driver = await drivingField(db, filter, page.offset + page.limit);
+  let where = whereSql(filter, params, driver);
   if (page.after) {
     const position = `(${params.add(page.after.createdAt)}::text, ${params.add(page.after.id)}::bigint)`;
     where += page.order === "oldest" ? ` AND (r.created_at, r.id) > ${position}` : ` AND (r.created_at, r.id) < ${position}`;
   }
   const limit = params.add(page.limit);
   const offset = params.add(page.offset);
-  const order = `ORDER BY ${orderSql(page.order)} LIMIT ${limit}::bigint OFFSET ${offset}::bigint`;
+  const order = `ORDER BY ${orderSql(page.order, "r", driver !== undefined)} LIMIT ${limit}::bigint OFFSET ${offset}::bigint`;
   if (page.maxBytes === undefined) {
     return db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where} ${order}`, params.values, params.options);
   }
@@ -70,7 +73,8 @@ function toRecord(row: RecordRow): StoredRecord {
 /** Every record the filter selects, unordered: a value index alone may find them. */
 export async function findRecords(db: Db, filter: RecordFilter): Promise<StoredRecord[]> {
   const params = new Params();
-  return (await db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${whereSql(filter, params)}`, params.values, params.options))
+  const where = whereSql(filter, params, await drivingField(db, filter));
+  return (await db.run<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records r WHERE ${where}`, params.values, params.options))
     .map(toRecord);
 }
 
@@ -109,11 +113,12 @@ export async function listRows(db: Db, filter: RecordFilter, rowPage: RowPage, c
  */
 export async function tallyValues(db: Db, filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
   const params = new Params([[...slugs], limit]);
+  const driver = await drivingField(db, filter);
   const rows = await db.run<{ key: string; value: string | null; n: number }>(`
     WITH counted AS (
       SELECT e.key, e.value, count(*) AS n
       FROM records r CROSS JOIN LATERAL jsonb_each_text(r.data) AS e(key, value)
-      WHERE ${whereSql(filter, params)} AND e.key = ANY($1::text[]) AND e.value <> ''
+      WHERE ${whereSql(filter, params, driver)} AND e.key = ANY($1::text[]) AND e.value <> ''
       GROUP BY e.key, e.value)
     SELECT key, CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END AS value, n FROM (
       SELECT key, value, n, row_number() OVER (PARTITION BY key ORDER BY n DESC, value COLLATE "C") AS rank FROM counted) ranked
@@ -136,7 +141,7 @@ export async function holders(db: Db, blocId: string, lookup: ValueLookup, limit
   const value = params.add(lookup.value);
   const group = groupSql(lookup.group, params, lookup.group?.value);
   const rows = await db.run<{ id: number }>(`
-    SELECT r.id FROM records r WHERE r.bloc_id = $1::text AND ${fieldEquals(lookup.slug, value)}${group}
+    SELECT r.id FROM records r WHERE r.bloc_id = $1::text AND ${fieldEquals(lookup.slug, value, lookup.value !== "")}${group}
     ORDER BY r.id LIMIT ${params.add(limit)}::bigint`, params.values, params.options);
   return rows.map((row) => row.id);
 }
@@ -187,6 +192,8 @@ export async function valuesWithPrefix(
   parts.push(Array.from(from).length < FIELD_HEAD
     ? `${head} > ${position}::text`
     : `(${head} > left(${position}::text, ${FIELD_HEAD}) OR (${head} = left(${position}::text, ${FIELD_HEAD}) AND ${value} > ${position}::text))`);
+  // Values past `after` (at least "") are non-empty: the index's condition holds, and lets the slug's value index serve.
+  parts.push(indexedTerm(slug));
   const group = groupSql(template.groupBy === null ? undefined : { slug: template.groupBy }, params, template.group);
   const rows = await db.run<{ value: string }>(`
     SELECT ${fieldSql(slug)} AS value FROM records r WHERE ${parts.join(" AND ")}${group}

@@ -3,6 +3,7 @@ import type { RecordFilter } from "../../domain/model.js";
 import type { NewFile, NewRecord } from "../store.js";
 import { lockUntilCommit, type Db, type Param } from "./driver.js";
 import { Params, whereSql } from "./filters.js";
+import { drivingField } from "./value-driver.js";
 
 /*
  * Record writes, inside a unit's transaction. The rules (unique values, autogenerate
@@ -55,10 +56,11 @@ export async function updateValues(
   db: Db, filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined,
 ): Promise<number[]> {
   const params = new Params([...objectParams(fields), status ?? null]);
+  const driver = await drivingField(db, filter);
   const rows = await db.run<{ id: number }>(`
     UPDATE records AS r SET data = r.data || jsonb_object($1::text[], $2::text[]),
       submitted_status = COALESCE($3::integer, r.submitted_status)
-    WHERE ${whereSql(filter, params)} RETURNING r.id`, params.values, params.options);
+    WHERE ${whereSql(filter, params, driver)} RETURNING r.id`, params.values, params.options);
   return rows.map((row) => row.id).sort((a, b) => a - b);
 }
 

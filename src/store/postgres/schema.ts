@@ -1,4 +1,5 @@
 import { LOCK, type Pg } from "./driver.js";
+import { valueIndexesMigration } from "./field-indexes.js";
 
 /**
  * The PostgreSQL schema: the SQLite engine's tables and columns (store/tables.ts names
@@ -34,6 +35,8 @@ export function headTail(text: string, head: number): [string, string] {
 const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
 ];
+
+const VALUE_INDEXES = valueIndexesMigration();
 
 const MIGRATIONS: readonly string[] = [
   `
@@ -307,9 +310,14 @@ const MIGRATIONS: readonly string[] = [
   WHERE j.value <> ''
   GROUP BY 1, 2, 3, 4, 5;
   `,
+  // Every field searchable by value without being marked `indexed`: a partial value index
+  // per field slug (field-indexes.ts), replacing the full ones only some fields had.
+  VALUE_INDEXES,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
+/** The version at which every field has its value index (for tests of that upgrade). */
+export const VALUE_INDEXES_VERSION = MIGRATIONS.indexOf(VALUE_INDEXES) + 1;
 
 /**
  * Brings the database to SCHEMA_VERSION (or an older `target`, for tests of upgrades). Several processes may start at once: each

@@ -5,7 +5,8 @@ import {
 } from "../config-rows.js";
 import type { AccessFacts, ConfigWrites, NewToken } from "../store.js";
 import type { GenerationCache } from "../generation-cache.js";
-import { fieldPath, type Statements } from "./statements.js";
+import type { Statements } from "./statements.js";
+import { ensureValueIndex } from "./value-indexes.js";
 
 /** Bloc settings as columns, for the keys present. */
 const SETTING_COLUMNS: { readonly [K in keyof BlocSettings]-?: [string, (v: NonNullable<BlocSettings[K]> | null) => string | number | null] } = {
@@ -120,11 +121,9 @@ export class SqliteConfig implements ConfigWrites {
     return rows.map((row) => ({ id: String(row.id), name: row.name }));
   }
 
-  /** Fields looked up by value (on writes, searches or visibility) get an index on that lookup. */
+  /** Every field gets its slug's value index (value-indexes.ts), whether or not it is marked `indexed`. */
   private indexLookups(field: Field): void {
-    if (!field.indexed && !field.unique && !field.applyProfileFilter && field.type !== "autogenerate") return;
-    this.sql.db.exec(`CREATE INDEX IF NOT EXISTS "records_value_${field.slug}"
-      ON records (bloc_id, json_extract(data, '${fieldPath(field.slug)}'))`);
+    ensureValueIndex(this.sql.db, field.slug);
   }
 
   private insertField(blocId: string, field: Field): void {

@@ -1,6 +1,7 @@
 import { TABLE_SHAPES } from "../tables.js";
 import { TABLES, type Row, type TableName } from "../store.js";
 import type { Param, Statements } from "./statements.js";
+import { ensureValueIndex } from "./value-indexes.js";
 
 /* Rows in the canonical shape of src/store/tables.ts: SQLite's columns are that shape already. */
 
@@ -17,6 +18,8 @@ export function importRows(sql: Statements, table: TableName, rows: readonly Row
   const { columns } = TABLE_SHAPES[table];
   const insert = sql.get(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
   for (const row of rows) insert.run(...columns.map((c) => row[c] ?? null));
+  // Every field's slug needs its value index on the new instance too (one per slug, shared).
+  if (table === "fields") for (const slug of new Set(rows.map((row) => String(row.slug)))) ensureValueIndex(sql.db, slug);
 }
 
 export function tableSizes(sql: Statements): Record<TableName, number> {

@@ -5,6 +5,8 @@ import { tooLongToList } from "../../domain/field-counts.js";
 import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
 import { SqliteConfig } from "./config-queries.js";
 import { RECORDS, likePrefix, orderBy, sourceSql, whereClause, type Projection } from "./sql.js";
+import { indexedTerm, valueSql } from "./value-indexes.js";
+import { drivingField } from "./value-driver.js";
 import { fieldPath, type Param } from "./statements.js";
 
 /** Records and their files in the SQLite engine: plain queries and writes, no rules. */
@@ -18,20 +20,27 @@ export class SqliteRecords extends SqliteConfig {
     };
   }
 
+  /** The filter's condition, driven by the value index the counters pick (value-plan.ts); `rows` for ordered reads. */
+  private where(filter: RecordFilter, rows?: number): { sql: string; params: Param[]; driven: boolean } {
+    const driver = drivingField(this.sql, filter, rows);
+    return { ...whereClause(filter, driver), driven: driver !== undefined };
+  }
+
   async countRecords(filter: RecordFilter): Promise<number> {
-    const where = whereClause(filter);
+    const where = this.where(filter);
     return (this.sql.get(`SELECT COUNT(*) AS n FROM records r WHERE ${where.sql}`).get(...where.params) as { n: number }).n;
   }
 
   private select<T>(filter: RecordFilter, page: RowPage, projection: Projection<T>): T[] {
-    const where = whereClause(filter);
+    const where = this.where(filter, page.offset + page.limit);
     let query = `SELECT ${projection.columns} FROM records r WHERE ${where.sql}`;
     const params: Param[] = [...projection.params, ...where.params];
     if (page.after) {
-      query += page.order === "oldest" ? " AND (r.created_at, r.id) > (?, ?)" : " AND (r.created_at, r.id) < (?, ?)";
+      const position = where.driven ? "(+r.created_at, +r.id)" : "(r.created_at, r.id)";
+      query += page.order === "oldest" ? ` AND ${position} > (?, ?)` : ` AND ${position} < (?, ?)`;
       params.push(page.after.createdAt, page.after.id);
     }
-    const statement = this.sql.get(`${query} ORDER BY ${orderBy(page.order)} LIMIT ? OFFSET ?`);
+    const statement = this.sql.get(`${query} ORDER BY ${orderBy(page.order, where.driven)} LIMIT ? OFFSET ?`);
     if (page.maxBytes === undefined) {
       return (statement.all(...params, page.limit, page.offset) as Record<string, unknown>[]).map(projection.map);
     }
@@ -51,7 +60,7 @@ export class SqliteRecords extends SqliteConfig {
   }
 
   async findRecords(filter: RecordFilter): Promise<StoredRecord[]> {
-    const where = whereClause(filter);
+    const where = this.where(filter);
     return (this.sql.get(`SELECT ${RECORDS.columns} FROM records r WHERE ${where.sql}`).all(...where.params) as Record<string, unknown>[])
       .map(RECORDS.map);
   }
@@ -80,7 +89,7 @@ export class SqliteRecords extends SqliteConfig {
     // A long value is counted under a digest of itself (after U+0000, which no stored value
     // holds), so that memory holds its digest, not its text, and it comes back as null.
     const counts = new Map<string, Map<string, number>>(slugs.map((slug) => [slug, new Map()]));
-    const where = whereClause(filter);
+    const where = this.where(filter);
     for (const [data] of this.sql.get(`SELECT r.data FROM records r WHERE ${where.sql}`).raw().iterate(...where.params) as Iterable<[string]>) {
       const values = JSON.parse(data) as Record<string, string>;
       for (const slug in values) {
@@ -99,8 +108,9 @@ export class SqliteRecords extends SqliteConfig {
   }
 
   async holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]> {
-    // The path is inlined so that an expression index on it can serve the lookup.
-    let query = `SELECT r.id FROM records r WHERE r.bloc_id = ? AND json_extract(r.data, '${fieldPath(lookup.slug)}') = ?`;
+    // The slug's value index serves the lookup of a non-empty value (its condition is added).
+    let query = `SELECT r.id FROM records r WHERE r.bloc_id = ? AND ${valueSql(lookup.slug)} = ?`
+      + (lookup.value === "" ? "" : ` AND ${indexedTerm(lookup.slug)}`);
     const params: Param[] = [blocId, lookup.value];
     if (lookup.group) {
       query += " AND COALESCE(json_extract(r.data, ?), '') = ?";
@@ -116,8 +126,10 @@ export class SqliteRecords extends SqliteConfig {
   }
 
   async valuesWithPrefix(blocId: string, slug: string, t: SequenceTemplate, after: string | null, limit: number): Promise<string[]> {
-    const value = `json_extract(r.data, '${fieldPath(slug)}')`;
-    let query = `SELECT ${value} AS v FROM records r WHERE r.bloc_id = ? AND ${value} LIKE ? ESCAPE '\\' AND ${value} > ?`;
+    // Values above `after` (at least "") are non-empty: the index's condition holds, and lets the slug's value index serve.
+    const value = valueSql(slug);
+    let query = `SELECT ${value} AS v FROM records r WHERE r.bloc_id = ? AND ${value} LIKE ? ESCAPE '\\' AND ${value} > ?
+      AND ${indexedTerm(slug)}`;
     const params: Param[] = [blocId, likePrefix(t.prefix), after ?? ""];
     if (t.groupBy !== null) {
       query += " AND COALESCE(json_extract(r.data, ?), '') = ?";
@@ -141,7 +153,7 @@ export class SqliteRecords extends SqliteConfig {
   }
 
   async updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]> {
-    const where = whereClause(filter);
+    const where = this.where(filter);
     const rows = this.sql.get(`UPDATE records AS r SET data = json_patch(r.data, ?),
         submitted_status = COALESCE(?, r.submitted_status)
       WHERE ${where.sql} RETURNING id`)

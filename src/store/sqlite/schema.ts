@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { dropOldValueIndexes, ensureValueIndexes } from "./value-indexes.js";
 
 /**
  * Numbered migrations, applied in order inside one transaction each; the database's
@@ -55,7 +56,19 @@ const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
 ];
 
-const MIGRATIONS: readonly string[] = [
+/** A step is SQL, or a function for a step whose SQL depends on the rows (one index per field slug). */
+type Step = string | ((db: Database.Database) => void);
+
+/**
+ * Every field searchable by value without being marked `indexed`: a partial value index
+ * per field slug (value-indexes.ts), replacing the full ones only some fields had.
+ */
+function everyFieldSearchable(db: Database.Database): void {
+  dropOldValueIndexes(db);
+  ensureValueIndexes(db);
+}
+
+const MIGRATIONS: readonly Step[] = [
   `
   CREATE TABLE users (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -264,18 +277,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX period_values_top ON period_values (bloc_id, segment, slug, period, n DESC, value);
   ${PERIOD_VALUES_FILL()}
   `,
+  everyFieldSearchable,
 ];
+
+/** The version at which every field has its value index (for tests of that upgrade). */
+export const VALUE_INDEXES_VERSION = MIGRATIONS.indexOf(everyFieldSearchable) + 1;
 
 /** Applies the missing steps up to `target` (all of them unless a test builds an older database). */
 export function migrate(db: Database.Database, target = MIGRATIONS.length): void {
-  MIGRATIONS.slice(0, target).forEach((sql, index) => {
+  MIGRATIONS.slice(0, target).forEach((step, index) => {
     const version = index + 1;
     // IMMEDIATE takes the write lock before reading the version, so two processes
     // starting on one file cannot both apply the same step.
     db.transaction(() => {
       const current = db.pragma("user_version", { simple: true }) as number;
       if (version <= current) return;
-      db.exec(sql);
+      if (typeof step === "string") db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${version}`);
     }).immediate();
   });

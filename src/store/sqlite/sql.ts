@@ -4,6 +4,7 @@ import {
 } from "../../domain/model.js";
 import type { RowColumn } from "../store.js";
 import { IN_LIST, fieldPath, jsonList, type Param } from "./statements.js";
+import { indexedTerm, valueSql } from "./value-indexes.js";
 
 /* The SQL that record queries share: conditions for filters and visibility, orders, projections. */
 
@@ -55,9 +56,11 @@ export function toRecord(row: RecordRow): StoredRecord {
 /**
  * `key IN (values)` over `records AS r`; an empty list matches everything or nothing, as
  * asked. The values travel as one parameter (IN_LIST), so the text is the same for
- * every length of list.
+ * every length of list. The field named `driver` (value-plan.ts) is written in its value
+ * index's form; any other field's condition is written so that no index serves it
+ * (unary +), to be checked on the rows the query reads.
  */
-export function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Param[]): void {
+export function conditionSql(condition: MatchCondition, empty: "all" | "none", parts: string[], params: Param[], driver?: string): void {
   if (condition.values.length === 0) {
     if (empty === "none") parts.push("0 = 1");
     return;
@@ -70,32 +73,48 @@ export function conditionSql(condition: MatchCondition, empty: "all" | "none", p
     // A field never set reads "", so it must match a search for "".
     parts.push(`COALESCE(json_extract(r.data, ?), '') ${IN_LIST}`);
     params.push(fieldPath(condition.key));
+  } else if (condition.key === driver) {
+    // The path is inlined, not bound, and the index's own condition added, so that the
+    // field's partial value index (value-indexes.ts) serves the lookup.
+    parts.push(`${valueSql(condition.key)} ${IN_LIST} AND ${indexedTerm(condition.key)}`);
   } else {
-    // The path is inlined, not bound, so that the field's expression index (if any) serves the lookup.
-    parts.push(`json_extract(r.data, '${fieldPath(condition.key)}') ${IN_LIST}`);
+    parts.push(`+${valueSql(condition.key)} ${IN_LIST}`);
   }
   params.push(jsonList(condition.values));
 }
 
-export function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Param[]): void {
+export function visibilitySql(visibility: Visibility | undefined, parts: string[], params: Param[], driver?: string): void {
   if (visibility?.none) parts.push("0 = 1");
-  if (visibility?.ownerId !== undefined) { parts.push("r.user_id = ?"); params.push(visibility.ownerId); }
-  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params);
+  // Driven by a value index, the owner is checked on the rows it finds (+: not through the owner's index).
+  const user = driver === undefined ? "r.user_id" : "+r.user_id";
+  if (visibility?.ownerId !== undefined) { parts.push(`${user} = ?`); params.push(visibility.ownerId); }
+  for (const condition of visibility?.match ?? []) conditionSql(condition, "none", parts, params, driver);
 }
 
-/** The SQL condition and its parameters for a filter, visibility included, over `records AS r`. */
-export function whereClause(filter: RecordFilter): { sql: string; params: Param[] } {
+/**
+ * The SQL condition and its parameters for a filter, visibility included, over `records
+ * AS r`; `driver` is the field whose value index is to serve it (value-plan.ts), if any.
+ */
+export function whereClause(filter: RecordFilter, driver?: string): { sql: string; params: Param[] } {
   const parts = ["r.bloc_id = ?"];
   const params: Param[] = [filter.blocId];
-  visibilitySql(filter.visibility, parts, params);
-  if (filter.from !== undefined) { parts.push("r.created_at >= ?"); params.push(filter.from); }
-  if (filter.to !== undefined) { parts.push("r.created_at <= ?"); params.push(filter.to); }
-  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params);
+  visibilitySql(filter.visibility, parts, params, driver);
+  // Driven by a value index, the window is checked on the rows it finds (+: not by walking the time index).
+  const time = driver === undefined ? "r.created_at" : "+r.created_at";
+  if (filter.from !== undefined) { parts.push(`${time} >= ?`); params.push(filter.from); }
+  if (filter.to !== undefined) { parts.push(`${time} <= ?`); params.push(filter.to); }
+  for (const condition of filter.match ?? []) conditionSql(condition, "all", parts, params, driver);
   return { sql: parts.join(" AND "), params };
 }
 
-export function orderBy(order: Order): string {
-  return order === "newest" ? "r.created_at DESC, r.id DESC" : "r.created_at ASC, r.id ASC";
+/**
+ * ORDER BY created_at, id. `sorted`: the rows are found through a value index and sorted
+ * (value-plan.ts); unary + keeps the time index, which would give the order without a
+ * sort, from being chosen to walk the bloc instead.
+ */
+export function orderBy(order: Order, sorted = false): string {
+  const [time, id] = sorted ? ["+r.created_at", "+r.id"] : ["r.created_at", "r.id"];
+  return order === "newest" ? `${time} DESC, ${id} DESC` : `${time} ASC, ${id} ASC`;
 }
 
 
