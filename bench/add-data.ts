@@ -92,7 +92,6 @@ async function main(): Promise<void> {
     } finally {
       await server.stop();
       await ceiling.stop();
-      if (process.argv.includes("--server-output")) say(server.output());
     }
     const ratios = rows.map((r) => r.add.rps / (r.driver ?? r.ceil).rps);
     process.stdout.write(`${STORE}, ${ROUNDS} rounds of ${SECONDS} s, ${os.loadavg()[0]!.toFixed(1)} load: ` +

@@ -11,8 +11,6 @@ export interface TransactionEngine<S> {
   unit(session: S, counters: CounterDeltas, pending: CounterDeltas): Tx;
   /** Writes counter changes in the open transaction. */
   writeCounters(session: S, deltas: CounterDeltas): Promise<void>;
-  /** Told how many units a group commit's transaction is about to run (PostgreSQL reserves record IDs for them). */
-  batch?(session: S, units: number): void;
   /**
    * Resolves once every transaction committed so far is on disk, when `transaction`
    * resolves at its COMMIT before that (SQLite, wal-sync.ts); absent when a commit is
@@ -81,7 +79,6 @@ export class Transactions<S> {
     try {
       await this.engine.transaction(async (session) => {
         outcomes = [];
-        this.engine.batch?.(session, batch.length);
         const pending = new CounterDeltas();
         for (const item of batch) {
           const counters = new CounterDeltas();

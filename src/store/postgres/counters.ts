@@ -117,43 +117,41 @@ export async function clearCounters(db: Db, blocId: string): Promise<void> {
  * strings that differ only in lone surrogates reach PostgreSQL as the same text.
  */
 export async function writeCounters(db: Db, deltas: CounterDeltas): Promise<void> {
-  // Sent one after another without waiting in between (one connection runs them in order).
-  const sent: Promise<unknown>[] = [];
   const days = deltas.days();
   if (days.length > 0) {
     const [head, tail] = headTail("u.s", COUNTER_HEAD);
-    sent.push(db.run(`
+    await db.run(`
       INSERT INTO day_counts AS c (bloc_id, segment, day, n)
       SELECT u.b, u.s, u.d, sum(u.n) FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(b, s, d, n)
       GROUP BY u.b, u.s, u.d ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.d COLLATE "C"
       ON CONFLICT (bloc_id, segment_head, segment_tail, day) DO UPDATE SET n = c.n + excluded.n`,
-    [days.map((d) => d[0]), days.map((d) => d[1]), days.map((d) => d[2]), days.map((d) => d[3])]));
+    [days.map((d) => d[0]), days.map((d) => d[1]), days.map((d) => d[2]), days.map((d) => d[3])]);
     const fallen = days.filter((d) => d[3] < 0);
     if (fallen.length > 0) {
-      sent.push(db.run(`
+      await db.run(`
         DELETE FROM day_counts c USING unnest($1::text[], $2::text[], $3::text[]) AS u(b, s, d)
         WHERE c.bloc_id = u.b AND c.segment_head = ${head} AND c.segment_tail = ${tail} AND c.day = u.d AND c.n <= 0`,
-      [fallen.map((d) => d[0]), fallen.map((d) => d[1]), fallen.map((d) => d[2])]));
+      [fallen.map((d) => d[0]), fallen.map((d) => d[1]), fallen.map((d) => d[2])]);
     }
   }
   const values = deltas.values();
   if (values.length > 0) {
     const [segmentHead, segmentTail] = headTail("u.s", COUNTER_HEAD);
     const [valueHead, valueTail] = headTail("u.v", COUNTER_HEAD);
-    sent.push(db.run(`
+    await db.run(`
       INSERT INTO value_totals AS c (bloc_id, segment, slug, value, n)
       SELECT u.b, u.s, u.k, u.v, sum(u.n)
       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(b, s, k, v, n)
       GROUP BY u.b, u.s, u.k, u.v ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.k COLLATE "C", u.v COLLATE "C"
       ON CONFLICT (bloc_id, segment_head, segment_tail, slug, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
-    [values.map((v) => v[0]), values.map((v) => v[1]), values.map((v) => v[2]), values.map((v) => v[3]), values.map((v) => v[4])]));
+    [values.map((v) => v[0]), values.map((v) => v[1]), values.map((v) => v[2]), values.map((v) => v[3]), values.map((v) => v[4])]);
     const fallen = values.filter((v) => v[4] < 0);
     if (fallen.length > 0) {
-      sent.push(db.run(`
+      await db.run(`
         DELETE FROM value_totals c USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(b, s, k, v)
         WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
           AND c.slug = u.k AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
-      [fallen.map((v) => v[0]), fallen.map((v) => v[1]), fallen.map((v) => v[2]), fallen.map((v) => v[3])]));
+      [fallen.map((v) => v[0]), fallen.map((v) => v[1]), fallen.map((v) => v[2]), fallen.map((v) => v[3])]);
     }
   }
   const periods = deltas.periods();
@@ -161,25 +159,22 @@ export async function writeCounters(db: Db, deltas: CounterDeltas): Promise<void
     const [segmentHead, segmentTail] = headTail("u.s", COUNTER_HEAD);
     const [valueHead, valueTail] = headTail("u.v", COUNTER_HEAD);
     const column = (i: 0 | 1 | 2 | 3 | 4): string[] => periods.map((p) => p[i]);
-    sent.push(db.run(`
+    await db.run(`
       INSERT INTO period_values AS c (bloc_id, segment, slug, period, value, n)
       SELECT u.b, u.s, u.k, u.p, u.v, sum(u.n)
       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(b, s, k, p, v, n)
       GROUP BY u.b, u.s, u.k, u.p, u.v
       ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.k COLLATE "C", u.p COLLATE "C", u.v COLLATE "C"
       ON CONFLICT (bloc_id, segment_head, segment_tail, slug, period, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
-    [column(0), column(1), column(2), column(3), column(4), periods.map((p) => p[5])]));
+    [column(0), column(1), column(2), column(3), column(4), periods.map((p) => p[5])]);
     const fallen = periods.filter((p) => p[5] < 0);
     if (fallen.length > 0) {
       const fell = (i: 0 | 1 | 2 | 3 | 4): string[] => fallen.map((p) => p[i]);
-      sent.push(db.run(`
+      await db.run(`
         DELETE FROM period_values c USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(b, s, k, p, v)
         WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
           AND c.slug = u.k AND c.period = u.p AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
-      [fell(0), fell(1), fell(2), fell(3), fell(4)]));
+      [fell(0), fell(1), fell(2), fell(3), fell(4)]);
     }
   }
-  // allSettled first: no rejection is left unhandled when an earlier one throws.
-  await Promise.allSettled(sent);
-  await Promise.all(sent);
 }

@@ -133,7 +133,6 @@ export class PostgresStore extends BaseStore implements Store {
         }
       },
       savepoint: <T>(session: Session, work: () => Promise<T>): Promise<T> => session.unit(work),
-      batch: (session: Session, units: number): void => session.reserveIds(units),
       unit: (session: Session, counters: CounterDeltas, pending: CounterDeltas): Tx =>
         new PgUnit(session, this.shared(), counters, pending),
       writeCounters: (session: Session, deltas: CounterDeltas): Promise<void> => writeCounters(session.db, deltas),

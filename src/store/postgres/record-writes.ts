@@ -1,7 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter } from "../../domain/model.js";
 import type { NewFile, NewRecord } from "../store.js";
-import { lockUntilCommit, type Db, type Param } from "./driver.js";
+import { lockUntilCommit, type Db } from "./driver.js";
 import { Params, whereSql } from "./filters.js";
 import { drivingField } from "./value-driver.js";
 
@@ -19,15 +19,6 @@ import { drivingField } from "./value-driver.js";
 function objectParams(values: Readonly<Record<string, string>>): [string[], string[]] {
   const entries = Object.entries(values);
   return [entries.map(([slug]) => slug), entries.map(([, value]) => value)];
-}
-
-const INSERT_WITH_ID = `
-  INSERT INTO records (id, bloc_id, created_at, user_id, submitted_status, job_id, data)
-  VALUES ($1::bigint, $2::text, $3::text, $4::text, $5::integer, $6::text, jsonb_object($7::text[], $8::text[]))`;
-
-/** An insert whose ID was reserved ahead (Session.reserveIds): its text and parameters, to send without awaiting. */
-export function insertWithId(id: number, record: NewRecord): [string, Param[]] {
-  return [INSERT_WITH_ID, [id, record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId, ...objectParams(record.values)]];
 }
 
 export async function insertRecord(db: Db, record: NewRecord): Promise<number> {

@@ -274,6 +274,9 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (token_id, win)
   );
   `,
+  // Every field searchable by value without being marked `indexed`: a partial value index
+  // per field slug (field-indexes.ts), replacing the full ones only some fields had.
+  VALUE_INDEXES,
   // Values per segment, field and calendar period (day 'd:YYYY-MM-DD', week 'w:<Monday>',
   // month 'm:YYYY-MM', year 'y:YYYY'), so that value counts over a date window made of
   // whole periods cost what the answer costs; filled from the records already there.
@@ -310,9 +313,6 @@ const MIGRATIONS: readonly string[] = [
   WHERE j.value <> ''
   GROUP BY 1, 2, 3, 4, 5;
   `,
-  // Every field searchable by value without being marked `indexed`: a partial value index
-  // per field slug (field-indexes.ts), replacing the full ones only some fields had.
-  VALUE_INDEXES,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

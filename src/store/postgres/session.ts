@@ -11,14 +11,6 @@ import { translate } from "./errors.js";
  * transaction, outside units) even if the code that sent it went on, since PostgreSQL
  * refuses everything after it until a rollback; and a COMMIT that PostgreSQL answers
  * with ROLLBACK is a failure, never a success.
- *
- * A unit may also end before the answers to its last statements arrive (an insert
- * whose ID was reserved ahead, `nextId`, is sent and not awaited), so that a group
- * commit's inserts travel together. Should such a statement fail, the failure must
- * reach every unit, never only the next one: each unit has a savepoint of its own name,
- * so the next unit's SAVEPOINT (refused, the transaction being aborted) creates nothing,
- * its ROLLBACK TO names a savepoint that does not exist and fails too, and the
- * transaction stays aborted to its COMMIT, which PostgreSQL answers with ROLLBACK.
  */
 export class Session {
   /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
@@ -30,10 +22,6 @@ export class Session {
   private readonly locked = new Set<string>();
   /** Blocs locked by the running unit: PostgreSQL releases them if its savepoint is rolled back. */
   private unitLocks: Set<string> | undefined;
-  /** Units begun so far: the next savepoint's number. */
-  private units = 0;
-  /** Record IDs reserved for this transaction's inserts (reserveIds), as they arrive. */
-  private reserved: Promise<number[]> | undefined;
 
   private constructor(conn: Pg) {
     const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
@@ -69,9 +57,7 @@ export class Session {
    * so one savepoint name serves them all: ROLLBACK TO goes back to the latest.
    */
   async unit<T>(work: () => Promise<T>): Promise<T> {
-    this.units += 1;
-    const savepoint = `unit_${this.units}`;
-    this.send(`SAVEPOINT ${savepoint}`);
+    this.send("SAVEPOINT unit");
     this.failure = undefined;
     this.unitLocks = new Set();
     try {
@@ -79,12 +65,11 @@ export class Session {
       if (this.failure !== undefined) throw this.failure;
       for (const blocId of this.unitLocks) this.locked.add(blocId);
       // Keeps the nesting flat; its answer is checked with the next statement's.
-      this.send(`RELEASE SAVEPOINT ${savepoint}`);
+      this.send("RELEASE SAVEPOINT unit");
       return result;
     } catch (error) {
       this.failure = undefined;
-      await this.db.run(`ROLLBACK TO SAVEPOINT ${savepoint}`);
-      this.send(`RELEASE SAVEPOINT ${savepoint}`);
+      await this.db.run("ROLLBACK TO SAVEPOINT unit");
       throw translate(error);
     } finally {
       this.unitLocks = undefined;
@@ -93,37 +78,12 @@ export class Session {
 
   /**
    * Takes a bloc's lock unless the transaction holds it already: in a group commit,
-   * every unit of the bloc asks for it, and only the first needs to wait for it. The
-   * request is sent, not awaited: every later statement of the transaction runs after
-   * PostgreSQL granted it, and a failure fails the unit (or the transaction) as any
-   * statement's does.
+   * every unit of the bloc asks for it, and only the first needs to wait for it.
    */
   async lockBloc(blocId: string): Promise<void> {
     if (this.locked.has(blocId) || this.unitLocks?.has(blocId)) return;
-    void lockUntilCommit(this.db, "bloc", blocId).catch(() => undefined);
+    await lockUntilCommit(this.db, "bloc", blocId);
     (this.unitLocks ?? this.locked).add(blocId);
-  }
-
-  /**
-   * Reserves `count` record IDs from the records' identity sequence, sent now and
-   * awaited by the first insert that takes one: a group commit's inserts then need no
-   * RETURNING, and are sent without waiting for each other.
-   */
-  reserveIds(count: number): void {
-    const asked = this.db.run<{ id: number }>(
-      "SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id FROM generate_series(1, $1::integer)", [count]);
-    this.reserved = asked.then((rows) => rows.map((row) => row.id), () => []);
-  }
-
-  /** A reserved record ID, if one is left. */
-  async nextId(): Promise<number | undefined> {
-    if (!this.reserved) return undefined;
-    return (await this.reserved).shift();
-  }
-
-  /** Sends a statement and does not wait for its answer; a failure fails the unit or transaction (see the class). */
-  sendOnly(text: string, params: readonly Param[]): void {
-    this.db.run(text, params).catch(() => undefined);
   }
 
   /** Sends a statement without waiting for its answer; a failure is kept, to fail the unit or transaction. */

@@ -38,12 +38,8 @@ export class PgUnit extends PgReads implements Tx {
     return this.session.lockBloc(blocId);
   }
 
-  async insertRecord(record: NewRecord): Promise<number> {
-    const id = await this.session.nextId();
-    if (id === undefined) return writes.insertRecord(this.db, record);
-    // Not awaited: the next unit's statements follow it at once (session.ts says how a failure still fails them all).
-    this.session.sendOnly(...writes.insertWithId(id, record));
-    return id;
+  insertRecord(record: NewRecord): Promise<number> {
+    return writes.insertRecord(this.db, record);
   }
 
   insertFile(file: NewFile, blocId: string, recordId: number, createdAt: string): Promise<void> {

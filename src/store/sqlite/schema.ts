@@ -262,6 +262,7 @@ const MIGRATIONS: readonly Step[] = [
   );
   CREATE INDEX record_history_by_record ON record_history (record_id, id);
   `,
+  everyFieldSearchable,
   // Values per segment, field and calendar period (day, week, month, year), so that value
   // counts over a date window made of whole periods cost what the answer costs.
   `
@@ -277,7 +278,6 @@ const MIGRATIONS: readonly Step[] = [
   CREATE INDEX period_values_top ON period_values (bloc_id, segment, slug, period, n DESC, value);
   ${PERIOD_VALUES_FILL()}
   `,
-  everyFieldSearchable,
 ];
 
 /** The version at which every field has its value index (for tests of that upgrade). */
