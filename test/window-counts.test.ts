@@ -5,6 +5,7 @@ import { importRecords } from "../src/domain/record-writes.js";
 import { countValues } from "../src/domain/record-queries.js";
 import { planPeriods } from "../src/domain/window-counts.js";
 import { assertCountersEqualRecount } from "./support/recount.js";
+import { Prng } from "./fuzz/prng.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 
 /**
@@ -13,12 +14,10 @@ import { addBloc, addMember, startServer, type Member, type TestServer } from ".
  * limit, they must equal counts and a ranking worked out here from the records.
  */
 
+/** A seeded generator, so that a failure can be replayed. */
 function random(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    return state / 2147483648;
-  };
+  const prng = new Prng(seed);
+  return () => prng.float();
 }
 
 const SITES = ["Dublin", "Cork", "Galway", ""];
