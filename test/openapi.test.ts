@@ -69,6 +69,8 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "GET /api/files/:ref": "200",
   "POST /api/admin/users": "201",
   "GET /api/admin/users/:userId": "200", "PUT /api/admin/users/:userId": "200",
+  // The admin listing (src/http/routes/admin-listing.ts), once it is merged.
+  "GET /api/admin/users": "200", "GET /api/admin/users/:userId/tokens": "200",
   "POST /api/admin/users/:userId/tokens": "201",
   "DELETE /api/admin/tokens/:tokenId": "204",
   "POST /api/admin/roles": "201", "GET /api/admin/roles": "200",
