@@ -7,8 +7,10 @@ import { UnsupportedMediaTypeError } from "../domain/errors.js";
 import { requireAdmin, requireUser } from "./auth.js";
 import { installBodyParser } from "./body.js";
 import { closeUnread } from "./close.js";
+import { installCors } from "./cors.js";
 import { hasBoundary } from "./content-type.js";
 import { installErrorHandler } from "./error-handler.js";
+import { installMetrics } from "./metrics.js";
 import { installRateLimit } from "./rate-limit.js";
 import { addDataRoute } from "./routes/add-data.js";
 import { adminAccessRoutes } from "./routes/admin-access.js";
@@ -41,6 +43,8 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     openapi: { info: { title: "Bloc Data Service", version: "1" } },
   });
   await installRateLimit(app, ctx.store, options.rateLimit ?? 0);
+  await installCors(app, options.corsOrigins ?? []);
+  installMetrics(app, options.metricsToken);
 
   app.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
