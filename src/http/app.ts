@@ -16,6 +16,7 @@ import { addDataRoute } from "./routes/add-data.js";
 import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
+import { adminListingRoutes } from "./routes/admin-listing.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
@@ -77,6 +78,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
     requireAdmin(scope, ctx);
     adminUserRoutes(scope, ctx);
+    adminListingRoutes(scope, ctx);
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);
