@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { keysOf } from "./support/fixtures.js";
+import type { GenerationCache } from "../src/store/generation-cache.js";
 
 /** Issue 11: the admin API lists users and a user's tokens (with their last use), never a secret or hash. */
 
@@ -122,6 +123,25 @@ describe("GET /api/admin/users/:userId/tokens", () => {
     const other = await server.call("POST", `/api/admin/users/${member.id}/tokens`, { json: {} });
     assert.equal((await server.call("GET", "/api/admin/users", { token: other.json.token })).status, 403);
     assert.match(await lastUseOf(member.id, other.json.id), STAMP);
+  });
+
+  test("writing a last use changes nothing cached: the store's cache keeps its entries", async () => {
+    // The cache is the store's own; reached here only to show that the write bumps no generation.
+    const cache = (server.ctx.store as unknown as { cache: GenerationCache }).cache;
+    const issued = await server.call("POST", `/api/admin/users/${member.id}/tokens`, { json: {} });
+    assert.equal((await server.call("GET", "/api/me")).status, 200);
+    assert.equal((await server.call("GET", "/api/me", { token: issued.json.token })).status, 200);
+    const filled = cache.size;
+    assert.ok(filled >= 2, `${filled} entries`);
+    await lastUseOf(member.id, issued.json.id);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await server.call("GET", "/api/me")).status, 200);
+    assert.equal(cache.size, filled, "a new generation would have emptied the cache");
+    // A real change to a token does empty it (the check above can fail).
+    assert.equal((await server.call("DELETE", `/api/admin/tokens/${issued.json.id}`)).status, 204);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal((await server.call("GET", "/api/me")).status, 200);
+    assert.ok(cache.size < filled, `${cache.size} entries after a revocation`);
   });
 
   test("an unknown user → 404 {error}; an over-long ID → 400", async () => {
