@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import net from "node:net";
 import type { Config } from "./config.js";
+import { serveClusterMetrics } from "./metrics/cluster-metrics.js";
 import { openContext, warnOfWeakDurability } from "./open-context.js";
 
 /**
@@ -113,6 +114,7 @@ export async function runPrimary(config: Config): Promise<void> {
   // `on`, not `once`: a second signal (a process group signalled twice) must not kill the primary mid-drain.
   process.on("SIGINT", () => stopAll(0));
   process.on("SIGTERM", () => stopAll(0));
+  serveClusterMetrics();
 
   for (let i = 0; i < config.workers; i += 1) fork();
 }

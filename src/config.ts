@@ -48,6 +48,10 @@ export interface Config {
   readonly headersTimeoutMs: number;
   /** How long a kept-alive connection may sit idle between requests. */
   readonly idleTimeoutMs: number;
+  /** Origins (scheme://host[:port]) a browser may call the API from; none when empty (no CORS). */
+  readonly corsOrigins: readonly string[];
+  /** When set, GET /metrics needs `Authorization: Bearer <it>`. */
+  readonly metricsToken: string | undefined;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -148,6 +152,31 @@ function flag(env: Env, name: string): boolean {
   return raw === "1";
 }
 
+function corsOrigins(env: Env): readonly string[] {
+  const raw = env.BLOC_CORS_ORIGINS ?? "";
+  const origins = raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try { parsed = new URL(origin); } catch { /* refused below */ }
+    // An origin is exactly what a browser sends in its Origin header: no path, no trailing slash.
+    if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+      throw new ConfigError(`BLOC_CORS_ORIGINS must list origins such as https://app.example.com, comma-separated, got "${origin}"`);
+    }
+  }
+  return Object.freeze([...new Set(origins)]);
+}
+
+function metricsToken(env: Env): string | undefined {
+  const raw = env.BLOC_METRICS_TOKEN;
+  if (raw === undefined || raw === "") return undefined;
+  if (raw.length < MIN_ADMIN_TOKEN_LENGTH || raw.length > MAX_SECRET_LENGTH || /\s/.test(raw)) {
+    throw new ConfigError(
+      `BLOC_METRICS_TOKEN must be ${MIN_ADMIN_TOKEN_LENGTH} to ${MAX_SECRET_LENGTH} characters without spaces`,
+    );
+  }
+  return raw;
+}
+
 /** Reads the environment once; everything else receives the frozen result. */
 export function readConfig(env: Env = process.env): Config {
   const requestTimeoutMs = atLeastOne(env, "BLOC_REQUEST_TIMEOUT_MS", 30_000);
@@ -178,6 +207,8 @@ export function readConfig(env: Env = process.env): Config {
     uploadTimeoutMs: atLeastOne(env, "BLOC_UPLOAD_TIMEOUT_MS", 600_000),
     headersTimeoutMs: atLeastOne(env, "BLOC_HEADERS_TIMEOUT_MS", Math.min(10_000, requestTimeoutMs)),
     idleTimeoutMs: atLeastOne(env, "BLOC_IDLE_TIMEOUT_MS", 72_000),
+    corsOrigins: corsOrigins(env),
+    metricsToken: metricsToken(env),
   });
 }
 

@@ -3,13 +3,15 @@ import type { Config } from "./config.js";
 import { makeClock } from "./domain/clock.js";
 import type { Context } from "./domain/context.js";
 import { ensureAdminToken } from "./domain/users.js";
+import { telemetry } from "./metrics/registry.js";
+import { timedStore } from "./metrics/timed-store.js";
 import { FileBlobs } from "./store/file-blobs.js";
 import { openStore } from "./store/open-store.js";
 
 /** The context a configuration describes: store opened, admin token ensured. */
 export async function openContext(config: Config): Promise<Context> {
   const ctx: Context = {
-    store: await openStore(config),
+    store: timedStore(await openStore(config)),
     blobs: new FileBlobs(config.filesDir),
     now: makeClock(config.timezone),
     idStyle: config.idStyle,
@@ -17,6 +19,7 @@ export async function openContext(config: Config): Promise<Context> {
     idempotencyMs: config.idempotencySeconds * 1000,
     limits: { maxValueBytes: config.maxValueBytes, maxFieldsPerRecord: config.maxFieldsPerRecord },
     newFileRef: () => crypto.randomUUID(),
+    telemetry,
   };
   if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);
   return ctx;

@@ -155,3 +155,57 @@ test("bloc-data history prints what the admin API answers for a record's history
     await remove();
   }
 });
+
+test("bloc-data init makes one admin however often it runs; --new-admin makes another; user list and token list show them", async () => {
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli-init", "./store");
+  const env = { DATABASE_URL: databaseUrl };
+  const cli = async (...args: string[]): Promise<any> => {
+    const result = await runToEnd(CLI_ENTRY, args, env, cwd);
+    assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
+    return JSON.parse(result.stdout);
+  };
+  try {
+    const first = await cli("init");
+    assert.equal(first.user.role, "admin");
+    const again = await cli("init");
+    assert.equal(again.adminExists, true);
+    assert.deepEqual(again.admins, [{ id: first.user.id, name: "admin" }]);
+    assert.match(again.message, /admin exists/);
+    assert.equal(again.token, undefined, "no token is printed: none was made");
+    assert.deepEqual((await cli("user", "list")).users.map((u: { id: string }) => u.id), [first.user.id]);
+
+    const second = await cli("init", "--new-admin", "--name", "Second admin");
+    assert.equal(second.user.role, "admin");
+    assert.notEqual(second.user.id, first.user.id);
+    const member = await cli("user", "add", "Ann");
+    const users = (await cli("user", "list")).users;
+    assert.deepEqual(users, [
+      { id: first.user.id, name: "admin", role: "admin", profile: [] },
+      { id: second.user.id, name: "Second admin", role: "admin", profile: [] },
+      { id: member.id, name: "Ann", role: "member", profile: [] },
+    ]);
+
+    const listed = (await cli("token", "list", first.user.id)).tokens;
+    assert.equal(listed.length, 1);
+    assert.equal(listed[0].id, first.id);
+    assert.equal(listed[0].name, "init");
+    assert.equal(listed[0].lastUsedAt, null);
+    assert.ok(!JSON.stringify(listed).includes(first.token));
+
+    const server = await startProcess(env, cwd);
+    try {
+      const reply = await call(server.url, "GET", `/api/admin/users/${first.user.id}/tokens`, { token: first.token });
+      assert.equal(reply.status, 200, reply.text);
+      assert.equal(reply.json.tokens[0].id, first.id);
+    } finally {
+      await server.stop();
+    }
+    const used = (await cli("token", "list", first.user.id)).tokens;
+    assert.match(used[0].lastUsedAt, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, "the server noted the token's use");
+    const unknown = await runToEnd(CLI_ENTRY, ["token", "list", "424242"], env, cwd);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^bloc-data: User "424242" does not exist/);
+  } finally {
+    await remove();
+  }
+});

@@ -144,3 +144,23 @@ test("SIGINT stops the cluster too", async () => {
     }
   });
 });
+
+test("WORKERS=2: GET /metrics answers for the whole cluster, whichever worker takes it", { timeout: 180_000 }, async () => {
+  await withWorkspace(async (cwd, databaseUrl) => {
+    const server: Running = await startProcess({ WORKERS: "2", DATABASE_URL: databaseUrl, BLOC_ADMIN_TOKEN: ADMIN }, cwd, SERVER_ENTRY, CLUSTER_START_MS);
+    try {
+      const pids = new Set<number>();
+      for (let i = 0; i < 40; i += 1) pids.add(await healthPid(server.url));
+      assert.equal(pids.size, 2, "both workers answered /health");
+      // Each scrape, on a connection of its own, may land on either worker: all see the same 40.
+      for (let i = 0; i < 6; i += 1) {
+        const reply = await call(server.url, "GET", "/metrics", { headers: { connection: "close" } });
+        assert.equal(reply.status, 200, reply.text);
+        const line = reply.text.split("\n").find((l) => l.startsWith('bloc_http_requests_total{method="GET",route="/health",status="200"}'));
+        assert.equal(line?.split(" ")[1], "40", line);
+      }
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -22,6 +22,7 @@ test("defaults are the documented ones", () => {
       maxBodyBytes: 1024 * 1024, maxValueBytes: 64 * 1024, maxFieldsPerRecord: 500,
       maxResultLimit: 1000, maxReportPage: 10_000, maxParts: 50,
       requestTimeoutMs: 30_000, uploadTimeoutMs: 600_000, headersTimeoutMs: 10_000, idleTimeoutMs: 72_000,
+      corsOrigins: [], metricsToken: undefined,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -60,6 +61,10 @@ const BAD: readonly [string, string][] = [
   ["BLOC_HEADERS_TIMEOUT_MS", "1.5"],
   ["BLOC_IDLE_TIMEOUT_MS", "soon"],
   ["BLOC_ADMIN_TOKEN", "a".repeat(257)],
+  ["BLOC_CORS_ORIGINS", "*"],
+  ["BLOC_CORS_ORIGINS", "https://ok.example,https://bad.example/path"],
+  ["BLOC_METRICS_TOKEN", "short"],
+  ["BLOC_METRICS_TOKEN", "has a space in it somewhere"],
 ];
 
 for (const [name, value] of BAD) {
@@ -68,6 +73,13 @@ for (const [name, value] of BAD) {
       error instanceof ConfigError && error.message.includes(name));
   });
 }
+
+test("BLOC_METRICS_TOKEN and BLOC_CORS_ORIGINS are read as given", () => {
+  const config = readConfig({ BLOC_METRICS_TOKEN: "m".repeat(24), BLOC_CORS_ORIGINS: " https://a.example ,http://localhost:3000," });
+  assert.equal(config.metricsToken, "m".repeat(24));
+  assert.deepEqual(config.corsOrigins, ["https://a.example", "http://localhost:3000"]);
+  assert.ok(Object.isFrozen(config.corsOrigins));
+});
 
 test("WORKERS takes a whole number from 1 to 64", () => {
   for (const n of [1, 2, 64]) assert.equal(readConfig({ WORKERS: String(n) }).workers, n);

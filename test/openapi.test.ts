@@ -60,7 +60,7 @@ function documentable(route: string): boolean {
 
 /** The success status each route answers with: creations 201, removals 204, the rest 200. */
 const SUCCESS: Readonly<Record<string, string>> = {
-  "GET /health": "200", "GET /healthz": "200", "GET /readyz": "200",
+  "GET /health": "200", "GET /healthz": "200", "GET /readyz": "200", "GET /metrics": "200",
   "POST /api/add-data": "200",
   "GET /api/get-data": "200", "POST /api/get-data": "200",
   "GET /api/get-data-report": "200", "POST /api/get-data-report": "200",
@@ -69,7 +69,6 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "GET /api/files/:ref": "200",
   "POST /api/admin/users": "201",
   "GET /api/admin/users/:userId": "200", "PUT /api/admin/users/:userId": "200",
-  // The admin listing (src/http/routes/admin-listing.ts), once it is merged.
   "GET /api/admin/users": "200", "GET /api/admin/users/:userId/tokens": "200",
   "POST /api/admin/users/:userId/tokens": "201",
   "DELETE /api/admin/tokens/:tokenId": "204",

@@ -11,19 +11,25 @@ import {
 } from "../domain/model.js";
 import { issueToken, revokeToken } from "../domain/tokens.js";
 import { createUser, describeUser } from "../domain/users.js";
+import { listTokens, listUsers } from "../domain/admin-listing.js";
 import { schemaVersion } from "../store/open-store.js";
 
 export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default sqlite:./data/bloc.db)
 
-  init                                             create the store and print a new admin token
+  init [--new-admin] [--name N]                    create the store and an admin, printing its token; when an
+                                                   admin exists already, says so and creates none (exit 0)
+                                                   unless --new-admin asks for another
   migrate                                          bring the store's schema up to date and print its version
   user add <name> [--role admin|member]            add a user
   user show <userId>                               a user with profile and roles
+  user list                                        every user (id, name, role, profile)
   user profile <userId> [value]...                 set a user's profile values (none clears them)
   token add <userId> [--name N] [--expires "YYYY-MM-DD HH:MM:SS"]
             [--permissions read,add,update] [--blocs ID,ID]
                                                    issue a token (printed once), optionally scoped
   token revoke <tokenId>                           revoke a token
+  token list <userId>                              a user's tokens: IDs, names, scopes, expiry, revocation,
+                                                   creation and last use (never a secret)
   role add <name> | role list                      add or list roles
   role assign|unassign <userId> <roleId>           make a user a member of a role, or not
   role grant <blocId> <roleId> <perms|none>        set a role's permissions on a bloc
@@ -61,6 +67,7 @@ export interface Options {
   readonly "accepting-data"?: string | undefined;
   readonly restriction?: string | undefined;
   readonly "profile-filter"?: string | undefined;
+  readonly "new-admin"?: boolean | undefined;
 }
 
 function arg(positionals: readonly string[], index: number, what: string): string {
@@ -96,6 +103,16 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
   const at = (index: number, what: string): string => arg(positionals, index, what);
   switch (key) {
     case "init": {
+      const admins = (await listUsers(ctx)).filter((u) => u.role === "admin");
+      // Run again (a deploy script, a second reading of the README), init makes no second admin.
+      if (admins.length > 0 && !options["new-admin"]) {
+        return {
+          adminExists: true,
+          admins: admins.map(({ id, name }) => ({ id, name })),
+          message: `An admin exists already (user ${admins[0]!.id}); none was created. ` +
+            `\`bloc-data token add ${admins[0]!.id}\` issues it a new token; \`bloc-data init --new-admin\` makes another admin.`,
+        };
+      }
       const admin = await createUser(ctx, options.name ?? "admin", "admin");
       const token = await issueToken(ctx, admin.id, { name: "init" });
       return { user: admin, ...token };
@@ -107,6 +124,8 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       return createUser(ctx, at(2, "<name>"), oneOf<UserRole>("--role", options.role ?? "member", USER_ROLES));
     case "user show":
       return describeUser(ctx, at(2, "<userId>"));
+    case "user list":
+      return { users: await listUsers(ctx) };
     case "user profile":
       return setProfile(ctx, at(2, "<userId>"), positionals.slice(3));
     case "token add":
@@ -115,6 +134,8 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
         expiresAt: options.expires === undefined ? null : parseBound("--expires", options.expires, "end"),
         scope: { permissions: list(options.permissions) as Permission[] | null, blocs: list(options.blocs) },
       });
+    case "token list":
+      return { tokens: await listTokens(ctx, at(2, "<userId>")) };
     case "token revoke":
       await revokeToken(ctx, at(2, "<tokenId>"));
       return { revoked: positionals[2] };

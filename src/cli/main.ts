@@ -29,6 +29,7 @@ async function main(argv: string[]): Promise<void> {
       to: { type: "string" },
       batch: { type: "string" },
       "skip-files": { type: "boolean" },
+      "new-admin": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });

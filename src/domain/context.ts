@@ -10,6 +10,14 @@ export interface ConfigContext {
   readonly now: Clock;
 }
 
+/** What the domain reports as it works, for metrics; it never changes what the domain does. */
+export interface Telemetry {
+  recordsAdded(n: number): void;
+  recordsUpdated(n: number): void;
+  /** Rows of a report handed to its writer. */
+  reportRows(n: number): void;
+}
+
 /** What every domain operation needs, built once at start-up. */
 export interface Context extends ConfigContext {
   readonly store: Store;
@@ -25,4 +33,5 @@ export interface Context extends ConfigContext {
   readonly limits: RecordLimits;
   /** A new, unguessable reference for an uploaded file. */
   readonly newFileRef: () => string;
+  readonly telemetry: Telemetry;
 }

@@ -40,6 +40,14 @@ export interface Token {
   readonly scope: TokenScope;
 }
 
+/** A token as the admin listing shows it: what it may do and when it was made and used, never its secret or hash. */
+export interface TokenInfo extends Token {
+  /** `YYYY-MM-DD HH:MM:SS` in the service's time zone. */
+  readonly createdAt: string;
+  /** When it last authenticated a request, to the minute (domain/token-use.ts); null if never. */
+  readonly lastUsedAt: string | null;
+}
+
 export type FieldType = "text" | "number" | "date" | "datetime" | "select" | "file" | "autogenerate";
 export const FIELD_TYPES: readonly FieldType[] = ["text", "number", "date", "datetime", "select", "file", "autogenerate"];
 

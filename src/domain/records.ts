@@ -107,8 +107,13 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
   const request = idempotentRequest(input.idempotencyKey, {
     blocId: bloc.id, jobId: input.jobId, values: input.values, submittedStatus: input.submittedStatus, files: input.files,
   });
-  if (!request) return ctx.store.transaction(insert, { group: bloc.id });
+  if (!request) {
+    const added = await ctx.store.transaction(insert, { group: bloc.id });
+    ctx.telemetry.recordsAdded(1);
+    return added;
+  }
   const { answer, repeat } = await addOnce(ctx, principal.user.id, request, bloc.id, insert);
+  if (!repeat) ctx.telemetry.recordsAdded(1);
   // A repeat's files go to no record: their uploads let go of the content (kept: the first request's record uses it).
   if (repeat) await releaseUploads(ctx, input.files);
   return answer;
@@ -222,5 +227,7 @@ export async function updateRecords(ctx: Context, principal: Principal, input: U
   checkProfileWrite(access, principal, values, false);
   const written = status === undefined ? values : { ...values, [STATUS_KEY]: String(toStatus(`fieldsToUpdate.${STATUS_KEY}`, status)) };
   const actor = { userId: principal.user.id, tokenId: principal.tokenId, at: ctx.now() };
-  return ctx.store.transaction((tx) => updateMatching(tx, { blocId: bloc.id, visibility, match }, written, uniqueKeys(bloc), actor));
+  const ids = await ctx.store.transaction((tx) => updateMatching(tx, { blocId: bloc.id, visibility, match }, written, uniqueKeys(bloc), actor));
+  ctx.telemetry.recordsUpdated(ids.length);
+  return ids;
 }

@@ -114,6 +114,7 @@ async function* rowsFrom(
       : undefined;
     // A reader that leaves stops the generator before `next` is awaited: its failure is then nobody's.
     next?.catch(() => undefined);
+    ctx.telemetry.reportRows(batch.length);
     yield batch.map((row) => row.json);
     if (!next) return;
     batch = await next;

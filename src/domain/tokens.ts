@@ -4,6 +4,7 @@ import type { ConfigContext, Context } from "./context.js";
 import type { Timestamp } from "./clock.js";
 import { PERMISSIONS, type Permission, type TokenScope } from "./model.js";
 import type { Principal } from "./access.js";
+import { noteTokenUse } from "./token-use.js";
 
 const PREFIX = "bds_";
 
@@ -89,5 +90,6 @@ export async function authenticate(ctx: Context, secret: string | undefined): Pr
     (found.token.expiresAt !== null && found.token.expiresAt <= ctx.now())) {
     throw new UnauthenticatedError("The access token is invalid, expired or revoked");
   }
+  noteTokenUse(ctx, found.token.id);
   return { user: found.user, scope: found.token.scope, tokenId: found.token.id };
 }

@@ -6,14 +6,17 @@ import { UnsupportedMediaTypeError } from "../domain/errors.js";
 import { requireAdmin, requireUser } from "./auth.js";
 import { installBodyParser } from "./body.js";
 import { closeUnread } from "./close.js";
+import { installCors } from "./cors.js";
 import { installDocs } from "./docs.js";
 import { hasBoundary } from "./content-type.js";
 import { installErrorHandler } from "./error-handler.js";
+import { installMetrics } from "./metrics.js";
 import { installRateLimit } from "./rate-limit.js";
 import { addDataRoute } from "./routes/add-data.js";
 import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
+import { adminListingRoutes } from "./routes/admin-listing.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
@@ -39,6 +42,8 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
   });
   await installDocs(app);
   await installRateLimit(app, ctx.store, options.rateLimit ?? 0);
+  await installCors(app, options.corsOrigins ?? []);
+  installMetrics(app, options.metricsToken);
 
   app.addHook("onSend", async (request, reply) => {
     void reply.header("x-request-id", request.id);
@@ -70,6 +75,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
     requireAdmin(scope, ctx);
     adminUserRoutes(scope, ctx);
+    adminListingRoutes(scope, ctx);
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);

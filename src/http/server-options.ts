@@ -6,7 +6,8 @@ import { clientErrorHandler, loggerOptions, newRequestId } from "./logging.js";
 /** What the HTTP layer reads from the configuration (README, Configuration). */
 export type AppOptions = Pick<Config,
   "debug" | "logLevel" | "maxFileBytes" | "maxBodyBytes" | "maxResultLimit" | "maxReportPage" | "maxParts" |
-  "requestTimeoutMs" | "uploadTimeoutMs" | "headersTimeoutMs" | "idleTimeoutMs" | "rateLimit">;
+  "requestTimeoutMs" | "uploadTimeoutMs" | "headersTimeoutMs" | "idleTimeoutMs" | "rateLimit" |
+  "corsOrigins" | "metricsToken">;
 
 /** Past our own deadlines (body.ts, multipart.ts), Node's: a backstop for whatever they do not cover. */
 const NODE_TIMEOUT_MARGIN_MS = 5_000;

@@ -1,5 +1,5 @@
 import type {
-  Bloc, Field, FieldType, Grant, Permission, RestrictionMode, ScanLimitPeriod, Token, User, UserRole,
+  Bloc, Field, FieldType, Grant, Permission, RestrictionMode, ScanLimitPeriod, Token, TokenInfo, User, UserRole,
 } from "../domain/model.js";
 
 /*
@@ -58,6 +58,26 @@ export function toToken(row: TokenRow): { token: Token; hash: string; user: User
     },
     hash: row.hash,
     user: toUser({ id: row.user_id, name: row.user_name, role: row.user_role, profile: row.user_profile }),
+  };
+}
+
+/** A token as listed: no hash. */
+export interface TokenInfoRow {
+  id: string; user_id: number; name: string | null; expires_at: string | null; revoked_at: string | null;
+  scope_permissions: string | null; scope_blocs: string | null; created_at: string; last_used_at: string | null;
+}
+
+export const TOKEN_INFO_COLUMNS = "id, user_id, name, expires_at, revoked_at, scope_permissions, scope_blocs, created_at, last_used_at";
+
+export function toTokenInfo(row: TokenInfoRow): TokenInfo {
+  return {
+    id: row.id, userId: String(row.user_id), name: row.name,
+    expiresAt: row.expires_at, revokedAt: row.revoked_at,
+    scope: {
+      permissions: row.scope_permissions === null ? null : JSON.parse(row.scope_permissions) as Permission[],
+      blocs: row.scope_blocs === null ? null : JSON.parse(row.scope_blocs) as string[],
+    },
+    createdAt: row.created_at, lastUsedAt: row.last_used_at,
   };
 }
 

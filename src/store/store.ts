@@ -1,6 +1,6 @@
 import type {
   Bloc, BlocSettings, Field, Grant, Module, Order, RecordCursor, RecordFilter, RestrictionMode, Role,
-  StoredFile, StoredRecord, Token, TokenScope, User, UserRole,
+  StoredFile, StoredRecord, Token, TokenInfo, TokenScope, User, UserRole,
 } from "../domain/model.js";
 import type { SequenceTemplate } from "../domain/autogenerate.js";
 import type { CounterDeltas } from "../domain/counters.js";
@@ -360,6 +360,16 @@ export interface Store extends StoreReads, ConfigWrites {
   exportSnapshot<T>(work: (rows: RowSource) => Promise<T>): Promise<T>;
   /** The engine's durability settings, and warnings for those that weaken it. */
   durability(): Promise<Durability>;
+
+  /** Every user, by ID. */
+  listUsers(): Promise<User[]>;
+  /** A user's tokens, revoked ones included, oldest first (those of the same second by ID). */
+  listTokens(userId: string): Promise<TokenInfo[]>;
+  /**
+   * Records that a token was used at `at` (never moving it back). Changes nothing a cache
+   * holds: the schema keeps it from bumping the generation.
+   */
+  noteTokenUse(tokenId: string, at: string): Promise<void>;
 
   /** Resolves when the database answers a trivial query, throws when it cannot be reached (GET /readyz). */
   ping(): Promise<void>;

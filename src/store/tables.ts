@@ -21,7 +21,8 @@ export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly
   },
   tokens: {
     key: ["id"],
-    columns: ["id", "user_id", "name", "hash", "expires_at", "revoked_at", "created_at", "scope_permissions", "scope_blocs"],
+    columns: ["id", "user_id", "name", "hash", "expires_at", "revoked_at", "created_at", "scope_permissions", "scope_blocs",
+      "last_used_at"],
   },
   grants: { key: ["bloc_id", "user_id"], columns: ["bloc_id", "user_id", "can_read", "can_add", "can_update", "see_hidden"] },
   role_grants: { key: ["bloc_id", "role_id"], columns: ["bloc_id", "role_id", "can_read", "can_add", "can_update", "see_hidden"] },

@@ -1,5 +1,7 @@
 import { ConfigError } from "../../config.js";
 import type { CounterDeltas } from "../../domain/counters.js";
+import type { TokenInfo, User } from "../../domain/model.js";
+import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import type { BulkImported, Durability, NewRecord, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
@@ -212,6 +214,21 @@ export class PostgresStore extends BaseStore implements Store {
    * again, at most once per connection the pool may hold, before the store is called
    * unreachable.
    */
+  async listUsers(): Promise<User[]> {
+    return (await onPool(this.pool).run<UserRow>("SELECT id, name, role, profile FROM users ORDER BY id")).map(toUser);
+  }
+
+  async listTokens(userId: string): Promise<TokenInfo[]> {
+    const rows = await onPool(this.pool).run<TokenInfoRow>(
+      `SELECT ${TOKEN_INFO_COLUMNS} FROM tokens WHERE user_id = $1::bigint ORDER BY created_at, id`, [internalId(userId)]);
+    return rows.map(toTokenInfo);
+  }
+
+  async noteTokenUse(tokenId: string, at: string): Promise<void> {
+    await onPool(this.pool).run(
+      "UPDATE tokens SET last_used_at = $1::text WHERE id = $2::text AND (last_used_at IS NULL OR last_used_at < $1::text)", [at, tokenId]);
+  }
+
   async ping(): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       try {

@@ -31,6 +31,12 @@ export function headTail(text: string, head: number): [string, string] {
   return [`left(${text}, ${head})`, `bloc_key_tail(${text}, ${head})`];
 }
 
+/**
+ * The columns of tokens whose change a cached token must see: every column but
+ * last_used_at. A column added to tokens later joins this list in its own migration.
+ */
+const TOKEN_CACHED_COLUMNS = "id, user_id, name, hash, expires_at, revoked_at, created_at, scope_permissions, scope_blocs";
+
 /** Tables whose rows decide who may do what on which bloc, and how blocs look. */
 const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
@@ -312,6 +318,16 @@ const MIGRATIONS: readonly string[] = [
     ('y:' || left(s.created_at, 4))) p(period)
   WHERE j.value <> ''
   GROUP BY 1, 2, 3, 4, 5;
+  `,
+  // When each token was last used (at most once a minute: domain/token-use.ts). Writing it
+  // must not bump the generation, or every token's first request each minute would empty
+  // every process's cache: the trigger now fires on updates of the other columns only.
+  `
+  ALTER TABLE tokens ADD COLUMN last_used_at text COLLATE "C";
+  DROP TRIGGER tokens_bumps_generation ON tokens;
+  CREATE CONSTRAINT TRIGGER tokens_bumps_generation
+    AFTER INSERT OR DELETE OR UPDATE OF ${TOKEN_CACHED_COLUMNS} ON tokens
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bloc_bump_generation();
   `,
 ];
 

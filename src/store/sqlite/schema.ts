@@ -56,6 +56,12 @@ const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
 ];
 
+/**
+ * The columns of tokens whose change a cached token must see: every column but
+ * last_used_at. A column added to tokens later joins this list in its own migration.
+ */
+const TOKEN_CACHED_COLUMNS = "id, user_id, name, hash, expires_at, revoked_at, created_at, scope_permissions, scope_blocs";
+
 /** A step is SQL, or a function for a step whose SQL depends on the rows (one index per field slug). */
 type Step = string | ((db: Database.Database) => void);
 
@@ -277,6 +283,16 @@ const MIGRATIONS: readonly Step[] = [
   ) WITHOUT ROWID;
   CREATE INDEX period_values_top ON period_values (bloc_id, segment, slug, period, n DESC, value);
   ${PERIOD_VALUES_FILL()}
+  `,
+  // When each token was last used (at most once a minute: domain/token-use.ts). Writing it
+  // must not bump the generation, or every token's first request each minute would empty
+  // every process's cache: the update trigger now names the columns that matter to it.
+  `
+  ALTER TABLE tokens ADD COLUMN last_used_at TEXT;
+  DROP TRIGGER tokens_update_bumps_generation;
+  CREATE TRIGGER tokens_update_bumps_generation
+  AFTER UPDATE OF ${TOKEN_CACHED_COLUMNS} ON tokens
+  BEGIN UPDATE generation SET n = n + 1 WHERE id = 1; END;
   `,
 ];
 

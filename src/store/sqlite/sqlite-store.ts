@@ -3,6 +3,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { CounterDeltas } from "../../domain/counters.js";
+import type { TokenInfo, User } from "../../domain/model.js";
+import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import { RequestCounts } from "../request-counts.js";
@@ -227,6 +229,21 @@ export class SqliteStore extends BaseStore implements Store {
   }
 
   /** Not under the connection lock: it reads no table, so it need not wait for a transaction. */
+  listUsers(): Promise<User[]> {
+    return this.read(async () => (this.sql.get("SELECT id, name, role, profile FROM users ORDER BY id").all() as UserRow[]).map(toUser));
+  }
+
+  listTokens(userId: string): Promise<TokenInfo[]> {
+    return this.read(async () => (this.sql.get(`SELECT ${TOKEN_INFO_COLUMNS} FROM tokens WHERE user_id = ? ORDER BY created_at, id`)
+      .all(internalId(userId)) as TokenInfoRow[]).map(toTokenInfo));
+  }
+
+  noteTokenUse(tokenId: string, at: string): Promise<void> {
+    return this.write(async () => {
+      this.sql.get("UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)").run(at, tokenId, at);
+    });
+  }
+
   async ping(): Promise<void> {
     this.db.prepare("SELECT 1").get();
   }
