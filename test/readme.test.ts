@@ -2,11 +2,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { testEngine } from "./support/database.js";
-import { CLI_ENTRY, startProcess } from "./support/process.js";
+import { CLI_ENTRY, SERVER_ENTRY, startProcess } from "./support/process.js";
 
 /*
  * The README's examples, run as a new user runs them: every ```sh block, in the order the
@@ -16,9 +17,10 @@ import { CLI_ENTRY, startProcess } from "./support/process.js";
  * that install and start the service (this test stands in for them) and moves between
  * machines that cannot exist here.
  *
- * Two substitutions, and only these: `localhost:8080` becomes the test server's address
- * (port 8080 may be taken here), and `npx bloc-data` runs the checkout's compiled CLI (npx
- * would resolve it from the checkout's package.json, which the fresh folder lacks).
+ * Substitutions, and only these: `localhost:8080` becomes the test server's address and
+ * port 8081 (a second server some examples start) a free port (either may be taken here);
+ * `npx bloc-data` and `npm start` run the checkout's compiled CLI and server (npm and npx
+ * would resolve them from the checkout's package.json, which the fresh folder lacks).
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -41,6 +43,16 @@ function runnableBlocks(markdown: string): Block[] {
     i = end;
   }
   return blocks;
+}
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer().once("error", reject).listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 function runBash(script: string, cwd: string): Promise<{ code: number | null; output: string }> {
@@ -66,13 +78,19 @@ test("the README's examples run as written, in order, on a fresh store", {
   const server = await startProcess({}, cwd);
   try {
     const address = new URL(server.url).host;
+    const second = String(await freePort());
     const script = [
       "set -euo pipefail",
+      // A server an example starts in the background must not outlive the examples.
+      "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
       `npx() { if [ "$1" = bloc-data ]; then shift; node ${JSON.stringify(CLI_ENTRY)} "$@"; else command npx "$@"; fi; }`,
+      // exec: a server started with `npm start &` is then the background job itself, so `kill $!` stops it.
+      `npm() { if [ "$1" = start ]; then exec node ${JSON.stringify(SERVER_ENTRY)}; else command npm "$@"; fi; }`,
       ...blocks.map((block) => [
         // On a line of its own: an answer printed by curl ends without a line feed.
         `printf '\\n%s\\n' ${JSON.stringify(`### README.md line ${block.line}`)}`,
-        block.text.replaceAll("localhost:8080", address),
+        block.text.replaceAll("localhost:8080", address).replaceAll("localhost:8081", `127.0.0.1:${second}`)
+          .replaceAll("PORT=8081", `PORT=${second}`),
       ].join("\n")),
       "printf '\\n### README done\\n'",
     ].join("\n");
@@ -84,6 +102,8 @@ test("the README's examples run as written, in order, on a fresh store", {
     // What the examples promise in their comments, checked on their output.
     assert.match(output, /"returnedStationID":\s*\d+/);
     assert.match(output, /"updated_record_ids":\s*\[\d+/);
+    assert.match(output, /access-control-allow-origin: https:\/\/app\.example\.com/i);
+    assert.match(output, /^bloc_records_added_total \d+/m);
     const report = await fs.readFile(path.join(cwd, "report.xlsx"));
     assert.equal(report.subarray(0, 2).toString(), "PK", "report.xlsx is a zip (an .xlsx)");
     assert.equal(await fs.readFile(path.join(cwd, "downloads", "photo.jpg"), "utf8"), "not really a JPEG\n");
