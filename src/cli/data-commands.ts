@@ -169,11 +169,16 @@ async function report(client: BlocClient, blocId: string, options: DataOptions):
   const progress = progressBar("report", "bytes");
   try {
     const download = await client.getDataReportStream(query, options.xlsx ? "xlsx" : "csv");
-    download.stream.on("data", (chunk: Buffer) => progress.increment(chunk.length));
     const target = options.out ?? ".";
     const isDirectory = await stat(target).then((s) => s.isDirectory(), () => false);
     const file = isDirectory ? `${target.replace(/\/$/, "")}/${download.filename}` : target;
-    await pipeline(download.stream, createWriteStream(file));
+    // Counted inside the pipeline: a "data" listener of its own would start the flow before the file is open.
+    await pipeline(download.stream, async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        progress.increment(chunk.length);
+        yield chunk;
+      }
+    }, createWriteStream(file));
     return { path: file };
   } finally {
     progress.stop();

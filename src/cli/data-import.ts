@@ -3,8 +3,8 @@ import { stringify } from "csv-stringify";
 import { BlocApiError, type BlocClient } from "../client/index.js";
 import { unguardCsvCell } from "../client/csv.js";
 import { UsageError } from "./commands.js";
-import { progressBar } from "./progress.js";
-import { openTable, type TableRow } from "./table-file.js";
+import { progressBar, showsProgress } from "./progress.js";
+import { countRows, openTable, type TableRow } from "./table-file.js";
 
 export interface ImportOptions {
   readonly blocId: string;
@@ -80,7 +80,8 @@ export async function importTable(client: BlocClient, options: ImportOptions): P
     rejects.write([String(row.line), reason, ...row.cells]);
   };
 
-  const progress = progressBar("import", "rows");
+  // Counting takes a pass over the file: only done when there is a bar to show.
+  const progress = progressBar("import", "rows", showsProgress() ? await countRows(options.file) : 0);
   let added = 0;
   let rejected = 0;
   const addRow = async (row: TableRow): Promise<void> => {

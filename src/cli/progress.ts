@@ -14,13 +14,16 @@ const SILENT: Progress = { total: () => undefined, increment: () => undefined, s
  * A cli-progress bar on stderr when it is a TTY, so that stdout stays the command's
  * output and scripts, pipes and CI logs see no bar at all. `unit` names what is counted.
  */
+/** Whether progress is shown at all (callers skip work done only for it). */
+export const showsProgress = (): boolean => process.stderr.isTTY === true;
+
 export function progressBar(label: string, unit: string, total = 0): Progress {
   if (!process.stderr.isTTY) return SILENT;
   const bar = new cliProgress.SingleBar({
     stream: process.stderr,
     format: total > 0
-      ? `${label} |{bar}| {percentage}% {value}/{total} ${unit} | {duration_formatted}`
-      : `${label} | {value} ${unit} | {duration_formatted}`,
+      ? `${label} |{bar}| {percentage}% {value}/{total} ${unit} | ETA {eta_formatted}`
+      : `${label} |{bar}| {value} ${unit} | {duration_formatted}`,
     hideCursor: true,
     clearOnComplete: false,
     etaBuffer: 100,

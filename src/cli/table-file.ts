@@ -72,3 +72,10 @@ async function* xlsxRows(file: string): AsyncGenerator<TableRow> {
     }
   }
 }
+
+/** The data rows of a table file (a pass over it, for a progress bar's total). */
+export async function countRows(file: string): Promise<number> {
+  let count = 0;
+  for await (const _row of (await openTable(file)).rows) count += 1;
+  return count;
+}

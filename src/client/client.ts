@@ -170,8 +170,12 @@ export class BlocClient {
     const isDirectory = await stat(target).then((s) => s.isDirectory(), () => false);
     const file = isDirectory ? path.join(target, download.filename) : target;
     let bytes = 0;
-    download.stream.on("data", (chunk: Buffer) => { bytes += chunk.length; });
-    await pipeline(download.stream, createWriteStream(file));
+    await pipeline(download.stream, async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        bytes += chunk.length;
+        yield chunk;
+      }
+    }, createWriteStream(file));
     return { path: file, bytes };
   }
 
