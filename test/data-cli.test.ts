@@ -76,7 +76,7 @@ describe("bloc-data import, then report --csv and --xlsx", () => {
 
   test(`imports ${ROWS} rows and both reports give every value back`, async () => {
     const started = Date.now();
-    const imported = await cli(["import", blocId, csvFile, "--concurrency", "16"]);
+    const imported = await cli(["import", blocId, csvFile, "--concurrency", "32"]);
     assert.equal(imported.code, 0, imported.stderr);
     assert.equal(imported.stderr, "", "no progress bar when stderr is not a terminal");
     const summary = JSON.parse(imported.stdout);
