@@ -1,12 +1,12 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import multipart from "@fastify/multipart";
-import swagger from "@fastify/swagger";
 import "./fastify-types.js";
 import type { Context } from "../domain/context.js";
 import { UnsupportedMediaTypeError } from "../domain/errors.js";
 import { requireAdmin, requireUser } from "./auth.js";
 import { installBodyParser } from "./body.js";
 import { closeUnread } from "./close.js";
+import { installDocs } from "./docs.js";
 import { hasBoundary } from "./content-type.js";
 import { installErrorHandler } from "./error-handler.js";
 import { installRateLimit } from "./rate-limit.js";
@@ -37,9 +37,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
       parts: options.maxParts, files: options.maxParts, fields: options.maxParts,
     },
   });
-  await app.register(swagger, {
-    openapi: { info: { title: "Bloc Data Service", version: "1" } },
-  });
+  await installDocs(app);
   await installRateLimit(app, ctx.store, options.rateLimit ?? 0);
 
   app.addHook("onSend", async (request, reply) => {
@@ -58,7 +56,6 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
   });
 
   healthRoutes(app, ctx);
-  app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(async (scope) => {
     requireUser(scope, ctx);

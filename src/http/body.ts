@@ -115,8 +115,19 @@ export function bodyParams(request: FastifyRequest): Params {
 
 /**
  * Parameters of a read endpoint: the query string overlaid by the JSON body (GET or
- * POST), so that clients and proxies that drop GET bodies can still ask.
+ * POST), so that clients and proxies that drop GET bodies can still ask. Installed as
+ * the route's preValidation, so that its body schema validates them wherever they came from.
  */
+export async function mergeReadParams(request: FastifyRequest): Promise<void> {
+  request.body = { ...(request.query as Params), ...asObject(request.body) };
+}
+
+/** A POST's JSON body, an absent one as {}, before its schema validates it. */
+export async function bodyAsObject(request: FastifyRequest): Promise<void> {
+  request.body = asObject(request.body);
+}
+
+/** The parameters mergeReadParams gathered. */
 export function readParams(request: FastifyRequest): Params {
-  return { ...(request.query as Params), ...asObject(request.body) };
+  return asObject(request.body);
 }

@@ -91,3 +91,22 @@ export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply 
 export function internalErrorReply(endpoint: Endpoint): ErrorReply {
   return { status: 500, body: { [SHAPES[endpoint].failure]: "Internal server error" } };
 }
+
+/**
+ * The statuses an endpoint can refuse with, each with the keys its body may carry, for
+ * the OpenAPI document (error-schemas.ts). Derived from the table above so the two agree.
+ */
+export function errorKeysByStatus(endpoint: Endpoint): ReadonlyMap<number, ReadonlySet<Key>> {
+  const shape = SHAPES[endpoint];
+  const keys = new Map<number, Set<Key>>();
+  const add = (status: number, key: Key): void => { keys.set(status, (keys.get(status) ?? new Set<Key>()).add(key)); };
+  add(400, shape.failure);
+  add(400, shape.malformed);
+  add(400, "error");
+  add(401, shape.unauthenticated);
+  add(shape.denied.status, shape.denied.key);
+  const possible = endpoint === "add-data" ? [404, 408, 409, 413, 415, 422, 429] : [404, 408, 409, 413, 415, 429];
+  for (const status of possible) add(status, shape.failure);
+  add(500, shape.failure);
+  return keys;
+}

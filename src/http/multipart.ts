@@ -12,6 +12,9 @@ import { authenticateAgain } from "./auth.js";
 import { tooLarge } from "./body.js";
 import { present, requiredId, type Params } from "./params.js";
 
+/** add-data's parameters: text parts, never file parts (a file part is named by a file field's slug). */
+const TEXT_PARAMETERS: ReadonlySet<string> = new Set(["scanStationID", "jobID", "dataToAdd", "submittedStatus"]);
+
 /** A MIME type as a client may name it; anything else is served as bytes. */
 const MIME = /^[A-Za-z0-9][\w.+-]*\/[A-Za-z0-9][\w.+-]*$/;
 
@@ -93,6 +96,10 @@ export async function withMultipart<T>(
         if (part.valueTruncated || textBytes > limits.maxBodyBytes) throw tooLarge(limits.maxBodyBytes);
         params[part.fieldname] = part.value;
         continue;
+      }
+      if (TEXT_PARAMETERS.has(part.fieldname)) {
+        throw new InvalidInputError(`${part.fieldname} arrived as a file part (a part with a filename); send it as a text part, ` +
+          `e.g. with curl -F '${part.fieldname}=<file.json' (not @file.json), or with FormData.append("${part.fieldname}", text)`);
       }
       if (!present(params.scanStationID)) {
         throw new InvalidInputError(`scanStationID must come before the file parts (file part ${part.fieldname} came first)`);

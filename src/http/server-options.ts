@@ -33,6 +33,7 @@ export function serverOptions(options: AppOptions): FastifyHttpOptions<Server> {
         .header("x-request-id", request.id)
         .send({ error: `The URL is not valid: ${error.code === "FST_ERR_BAD_URL" ? "bad percent-encoding" : error.code}` });
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // verbose: schema refusals quote the value and the failing schema's description (schema-errors.ts).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, verbose: true } },
   };
 }

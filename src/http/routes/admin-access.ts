@@ -7,11 +7,12 @@ import {
 import {
   BlocRoleParams, BlocUserParams, emptyBodyIsObject, GrantBody, RestrictionBody, tags,
 } from "./admin-schemas.js";
+import { answers, NoContent, Restriction, RoleGrant, UserGrant } from "./admin-responses.js";
 
 /** Who may do what on a bloc: user grants, role grants and per-user restrictions. */
 export function adminAccessRoutes(app: FastifyInstance, ctx: Context): void {
   app.put<{ Params: Static<typeof BlocUserParams>; Body: Static<typeof GrantBody> }>("/api/admin/blocs/:blocId/access/:userId", {
-    schema: { tags, params: BlocUserParams, body: GrantBody },
+    schema: { tags, params: BlocUserParams, body: GrantBody, response: answers(200, UserGrant) },
     preValidation: emptyBodyIsObject,
   }, async (request) => {
     const { blocId, userId } = request.params;
@@ -19,14 +20,14 @@ export function adminAccessRoutes(app: FastifyInstance, ctx: Context): void {
   });
 
   app.delete<{ Params: Static<typeof BlocUserParams> }>("/api/admin/blocs/:blocId/access/:userId", {
-    schema: { tags, params: BlocUserParams },
+    schema: { tags, params: BlocUserParams, response: answers(204, NoContent) },
   }, async (request, reply) => {
     await removeGrant(ctx, request.params.blocId, request.params.userId);
     return reply.status(204).send();
   });
 
   app.put<{ Params: Static<typeof BlocRoleParams>; Body: Static<typeof GrantBody> }>("/api/admin/blocs/:blocId/access/roles/:roleId", {
-    schema: { tags, params: BlocRoleParams, body: GrantBody },
+    schema: { tags, params: BlocRoleParams, body: GrantBody, response: answers(200, RoleGrant) },
     preValidation: emptyBodyIsObject,
   }, async (request) => {
     const { blocId, roleId } = request.params;
@@ -34,14 +35,14 @@ export function adminAccessRoutes(app: FastifyInstance, ctx: Context): void {
   });
 
   app.delete<{ Params: Static<typeof BlocRoleParams> }>("/api/admin/blocs/:blocId/access/roles/:roleId", {
-    schema: { tags, params: BlocRoleParams },
+    schema: { tags, params: BlocRoleParams, response: answers(204, NoContent) },
   }, async (request, reply) => {
     await removeRoleGrant(ctx, request.params.blocId, request.params.roleId);
     return reply.status(204).send();
   });
 
   app.put<{ Params: Static<typeof BlocUserParams>; Body: Static<typeof RestrictionBody> }>("/api/admin/blocs/:blocId/restrictions/:userId", {
-    schema: { tags, params: BlocUserParams, body: RestrictionBody },
+    schema: { tags, params: BlocUserParams, body: RestrictionBody, response: answers(200, Restriction) },
   }, async (request) => {
     const { blocId, userId } = request.params;
     await setRestriction(ctx, blocId, userId, request.body.mode);
@@ -49,7 +50,7 @@ export function adminAccessRoutes(app: FastifyInstance, ctx: Context): void {
   });
 
   app.delete<{ Params: Static<typeof BlocUserParams> }>("/api/admin/blocs/:blocId/restrictions/:userId", {
-    schema: { tags, params: BlocUserParams },
+    schema: { tags, params: BlocUserParams, response: answers(204, NoContent) },
   }, async (request, reply) => {
     await removeRestriction(ctx, request.params.blocId, request.params.userId);
     return reply.status(204).send();

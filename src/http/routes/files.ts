@@ -3,12 +3,21 @@ import { Type, type Static } from "@sinclair/typebox";
 import type { Context } from "../../domain/context.js";
 import { fileForReader } from "../../domain/files.js";
 import { currentPrincipal } from "../auth.js";
+import { errorResponses } from "../error-schemas.js";
 
 const FileParams = Type.Object({ ref: Type.String({ maxLength: 100 }) });
 
 export function filesRoute(app: FastifyInstance, ctx: Context): void {
   app.get<{ Params: Static<typeof FileParams> }>("/api/files/:ref", {
-    schema: { summary: "A file uploaded with a record, to users who may read that record", tags: ["records"], params: FileParams },
+    schema: { summary: "A file uploaded with a record, to users who may read that record", tags: ["records"], params: FileParams,
+      response: {
+        ...errorResponses("public"),
+        200: {
+          description: "The file, as a download (Content-Disposition: attachment), with the type it was uploaded with",
+          content: { "application/octet-stream": { schema: Type.String({ contentMediaType: "application/octet-stream" }) } },
+        },
+      },
+    },
   }, async (request, reply) => {
     const file = await fileForReader(ctx, currentPrincipal(request), request.params.ref);
     const content = await ctx.blobs.open(file.sha256);

@@ -1,21 +1,36 @@
 import type { FastifyInstance } from "fastify";
+import { Type } from "@sinclair/typebox";
 import { InvalidInputError, MissingParameterError } from "../../domain/errors.js";
 import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { buildReport, type ReportInput } from "../../domain/report.js";
 import { reportCsv, reportJson, reportXlsx } from "../../domain/report-writers.js";
 import { currentPrincipal } from "../auth.js";
-import { readParams } from "../body.js";
+import { mergeReadParams, readParams } from "../body.js";
+import { errorResponses } from "../error-schemas.js";
 import { describeValue } from "../../domain/values.js";
 import { flag, integer, jsonObject, optionalString, present, requiredId, type Params } from "../params.js";
+import { schemaErrorFormatter } from "../schema-errors.js";
+import { readRoute } from "./read-route.js";
+import { asQueryString, REPORT_PARAMS, ReportAnswer, XLSX_TYPE } from "./record-schemas.js";
 
-const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
 const CSV_TYPE = "text/csv; charset=utf-8";
+
 const MAX_PAGE = 1_000_000_000;
+const FIELDS_HINT = 'send "all" (in lower case) for every field, or a JSON-encoded object of field slug to true such as {"field_1": true}';
 
 function fieldsToReport(params: Params): ReportInput["fields"] {
-  if (!present(params.fieldsToReport)) throw new MissingParameterError("fieldsToReport is required");
-  if (params.fieldsToReport === "all") return "all";
+  const sent = params.fieldsToReport;
+  if (!present(sent)) throw new MissingParameterError("fieldsToReport is required");
+  if (sent === "all") return "all";
+  if (typeof sent === "string") {
+    if (sent.trim().toLowerCase() === "all") throw new InvalidInputError(`fieldsToReport ${describeValue(sent)} is not accepted; ${FIELDS_HINT}`);
+    try {
+      JSON.parse(sent);
+    } catch (error) {
+      throw new InvalidInputError(`fieldsToReport is neither "all" nor valid JSON (${(error as Error).message}); ${FIELDS_HINT}`);
+    }
+  }
   const chosen = jsonObject(params, "fieldsToReport")!;
   const keys = Object.entries(chosen).filter(([key, include]) => {
     if (include !== true && include !== false) {
@@ -27,10 +42,18 @@ function fieldsToReport(params: Params): ReportInput["fields"] {
   return keys;
 }
 
+/** The schema says the same of an object sent as itself; a JSON-encoded one is checked here, once decoded. */
 function valueFilter(filtering: Params): Record<string, readonly unknown[]> {
   const object = jsonObject(filtering, "dataFilteringData.filterDataToQuery");
   if (!object) return {};
-  return Object.fromEntries(Object.entries(object).map(([slug, values]) => [slug, Array.isArray(values) ? values : [values]]));
+  return Object.fromEntries(Object.entries(object).map(([slug, values]) => {
+    if (!Array.isArray(values)) {
+      const scalar = ["string", "number", "boolean"].includes(typeof values);
+      throw new InvalidInputError(`dataFilteringData.filterDataToQuery.${slug} must be an array of accepted values, got ${describeValue(values)}` +
+        (scalar ? `; send {"${slug}": [${JSON.stringify(values)}]}` : ""));
+    }
+    return [slug, values];
+  }));
 }
 
 /**
@@ -51,11 +74,29 @@ export function contentDisposition(blocName: string, stamp: string, extension = 
 
 /** BLOC_MAX_REPORT_PAGE: the largest report page (`dataFilteringData.resultLimit`). */
 export function getDataReportRoute(app: FastifyInstance, ctx: Context, maxReportPage: number): void {
-  app.route({
-    method: ["GET", "POST"],
+  readRoute(app, {
     url: "/api/get-data-report",
     config: { endpoint: "get-data-report" },
-    schema: { summary: "A bloc's records as a JSON report, an .xlsx or a CSV file (JSON body, also on GET)", tags: ["records"] },
+    schema: {
+      summary: "A bloc's records as a JSON report, an .xlsx or a CSV file",
+      description: "Parameters in a JSON body (on GET, as the spec says, or on POST), or in the query string; a body's win over the query string's.",
+      tags: ["records"],
+      body: Type.Object(REPORT_PARAMS, { additionalProperties: true }),
+      querystring: asQueryString(REPORT_PARAMS),
+      response: {
+        200: {
+          description: "The report: JSON rows, or with responseType \"blob\" an .xlsx workbook, with \"csv\" a CSV file (RFC 4180, UTF-8 with BOM; Content-Disposition names either)",
+          content: {
+            "application/json": { schema: ReportAnswer },
+            [XLSX_TYPE]: { schema: Type.String({ contentMediaType: XLSX_TYPE }) },
+            "text/csv": { schema: Type.String({ contentMediaType: "text/csv" }) },
+          },
+        },
+        ...errorResponses("get-data-report"),
+      },
+    },
+    schemaErrorFormatter: schemaErrorFormatter(),
+    preValidation: mergeReadParams,
     handler: async (request, reply) => {
       const params = readParams(request);
       const blocId = requiredId(params, "stationID");

@@ -1,21 +1,35 @@
 import type { FastifyInstance } from "fastify";
+import { Type } from "@sinclair/typebox";
 import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { readRecords } from "../../domain/records.js";
 import { recordView, type RecordView } from "../../domain/record-view.js";
 import { currentPrincipal } from "../auth.js";
-import { readParams } from "../body.js";
+import { mergeReadParams, readParams } from "../body.js";
+import { errorResponses } from "../error-schemas.js";
 import { flag, integer, requiredId } from "../params.js";
+import { schemaErrorFormatter } from "../schema-errors.js";
+import { readRoute } from "./read-route.js";
+import { asQueryString, GetDataAnswer, getDataParams } from "./record-schemas.js";
 
 const MAX_PAGE = 1_000_000_000;
 
 /** BLOC_MAX_RESULT_LIMIT: the largest page get-data serves. */
 export function getDataRoute(app: FastifyInstance, ctx: Context, maxResultLimit: number): void {
-  app.route({
-    method: ["GET", "POST"],
+  const params = getDataParams(maxResultLimit);
+  readRoute(app, {
     url: "/api/get-data",
     config: { endpoint: "get-data" },
-    schema: { summary: "Read a page of a bloc's records with counts (JSON body, also on GET)", tags: ["records"] },
+    schema: {
+      summary: "Read a page of a bloc's records with counts",
+      description: "Parameters in a JSON body (on GET, as the spec says, or on POST), or in the query string; a body's win over the query string's.",
+      tags: ["records"],
+      body: Type.Object(params, { additionalProperties: true }),
+      querystring: asQueryString(params),
+      response: { 200: GetDataAnswer, ...errorResponses("get-data") },
+    },
+    schemaErrorFormatter: schemaErrorFormatter(),
+    preValidation: mergeReadParams,
     handler: async (request) => {
       const params = readParams(request);
       const blocId = requiredId(params, "blocId");
