@@ -117,7 +117,7 @@ describe("schema refusals name the parameter, what it must be and what came", ()
     ["get-data blocId true", "GET", "/api/get-data", { blocId: true }, "error", /^blocId must be a string or a whole number, got true$/],
     ["get-data resultLimit \"x\"", "GET", "/api/get-data", { blocId: "b", resultLimit: "x" }, "error", /^resultLimit must be a whole number from 1 to \d+, got "x"$/],
     ["get-data reverse \"yes\"", "POST", "/api/get-data", { blocId: "b", reverse: "yes" }, "error", /^reverse must be true or false, got "yes"$/],
-    ["report responseType 5", "GET", "/api/get-data-report", { stationID: "b", fieldsToReport: "all", responseType: 5 }, "error", /^responseType must be "blob" \(for \.xlsx\) or "json", got 5$/],
+    ["report responseType 5", "GET", "/api/get-data-report", { stationID: "b", fieldsToReport: "all", responseType: 5 }, "error", /^responseType must be "blob" \(for \.xlsx\), "csv" or "json", got 5$/],
     ["add-data dataToAdd 5", "POST", "/api/add-data", { scanStationID: "b", dataToAdd: 5 }, "error", /^dataToAdd must be a JSON-encoded object/],
     ["update searchItems value an object", "POST", "/api/update-records-by-matching-values",
       { blocId: "b", fieldsToUpdate: { field_1: "a" }, searchItems: { field_1: { $ne: 1 } } }, "message", /^searchItems\.field_1 must be a string, number, boolean or null, got an object$/],

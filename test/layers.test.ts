@@ -45,3 +45,14 @@ test("the import check sees an engine import when there is one", () => {
   assert.ok(!ENGINE_PATH.test("/store/store.js"));
   assert.deepEqual(importsOf(path.join(root, "src/store/sqlite/sqlite-store.ts")).filter((s) => DRIVERS.includes(s)), ["better-sqlite3"]);
 });
+
+test("src/client imports only itself and node: built-ins (it must work against any service)", () => {
+  const dir = path.join(root, "src/client");
+  const files = sources(dir);
+  assert.ok(files.length >= 5, "src/client holds source files");
+  const offending = files.flatMap((file) => importsOf(file)
+    .filter((specifier) => !specifier.startsWith("node:") &&
+      !(specifier.startsWith("./") && !specifier.includes("/", 2)))
+    .map((specifier) => `${path.relative(root, file)} imports ${specifier}`));
+  assert.deepEqual(offending, []);
+});

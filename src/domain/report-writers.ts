@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import type { Report } from "./report.js";
+import { CSV_BOM, csvLine } from "./csv-text.js";
 import { cellText } from "./xlsx-text.js";
 import { XlsxWorkbook } from "./xlsx-workbook.js";
 
@@ -14,6 +15,33 @@ export function reportJson(report: Report): Readable {
       separator = ",";
     }
     yield "]}";
+  }
+  return Readable.from(chunks(), { objectMode: false });
+}
+
+/**
+ * A CSV file (RFC 4180, UTF-8 with a byte order mark, CRLF line ends; csv-text.ts): the
+ * header row the workbook has, then one line per row, a batch at a time. Readable.from
+ * waits for the reader, so memory stays flat however many rows the report has.
+ */
+export function reportCsv(report: Report): Readable {
+  const keys = report.columns.map((c) => c.key);
+  async function* chunks(): AsyncGenerator<string> {
+    yield CSV_BOM + csvLine(report.columns.map((c) => c.header));
+    const texts = new Array<string>(keys.length);
+    for await (const batch of report.rows) {
+      let lines = "";
+      for (const json of batch) {
+        const row = JSON.parse(json) as Record<string, unknown>;
+        for (let i = 0; i < keys.length; i += 1) {
+          // Own keys only: a column named "toString" must not find Object's.
+          const value = Object.hasOwn(row, keys[i]!) ? row[keys[i]!] : "";
+          texts[i] = typeof value === "string" ? value : value === null || value === undefined ? "" : String(value);
+        }
+        lines += csvLine(texts);
+      }
+      if (lines !== "") yield lines;
+    }
   }
   return Readable.from(chunks(), { objectMode: false });
 }

@@ -130,7 +130,7 @@ export function validReport(rng: Prng, world: World): ValidReport {
   params.fieldsToReport = rng.chance(0.5) ? "all"
     : (rng.chance(0.5) ? (v: object) => new JsonString(v) : (v: object) => v)(objectOf([[s.requiredText, true], [s.select, true],
       ["created_at", rng.chance(0.5)], [s.unique, rng.chance(0.5)]]));
-  const responseType = rng.pick([undefined, "json", "blob"]);
+  const responseType = rng.pick([undefined, "json", "blob", "csv"]);
   if (responseType !== undefined) params.responseType = responseType;
   const dates: Record<string, unknown> = {};
   if (rng.chance(0.5)) dates.reportFromDate = "2026-01-01 00:00:00";
@@ -194,7 +194,7 @@ export const REPORT_CASES: readonly Case[] = [
     objectOf([[unknownSlug(rng, w, ["created_at", "user_id", "time_stamp", "date_stamp"]), true]]), new JsonString(["field_1"]),
     "{bad", 5, true, [], ["all"], objectOf([["__proto__", true]]), { field_1: 1 }, { field_1: null },
   ])),
-  reportCase("responseType-invalid", 2, "responseType", (rng) => rng.pick<unknown>(["xlsx", "BLOB", "csv", "pdf", "Json", 1, {}, [], true, "blob\u0000"])),
+  reportCase("responseType-invalid", 2, "responseType", (rng) => rng.pick<unknown>(["xlsx", "BLOB", "CSV", "tsv", "pdf", "Json", 1, {}, [], true, "blob\u0000"])),
   reportCase("requestedReportData-invalid", 2, "requestedReportData", (rng) => rng.pick<unknown>([
     "{bad", new JsonString([1]), 5, true, [], new JsonString({ reportFromDate: rng.pick(BAD_BOUNDS) }),
     { reportToDate: rng.pick(BAD_BOUNDS) }, new JsonString({ reportFromDate: "2026-05-02", reportToDate: "2026-05-01 23:59:59" }),

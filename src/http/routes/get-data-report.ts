@@ -4,7 +4,7 @@ import { InvalidInputError, MissingParameterError } from "../../domain/errors.js
 import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { buildReport, type ReportInput } from "../../domain/report.js";
-import { reportJson, reportXlsx } from "../../domain/report-writers.js";
+import { reportCsv, reportJson, reportXlsx } from "../../domain/report-writers.js";
 import { currentPrincipal } from "../auth.js";
 import { mergeReadParams, readParams } from "../body.js";
 import { errorResponses } from "../error-schemas.js";
@@ -13,6 +13,8 @@ import { flag, integer, jsonObject, optionalString, present, requiredId, type Pa
 import { schemaErrorFormatter } from "../schema-errors.js";
 import { readRoute } from "./read-route.js";
 import { asQueryString, REPORT_PARAMS, ReportAnswer, XLSX_TYPE } from "./record-schemas.js";
+
+const CSV_TYPE = "text/csv; charset=utf-8";
 
 const MAX_PAGE = 1_000_000_000;
 const FIELDS_HINT = 'send "all" (in lower case) for every field, or a JSON-encoded object of field slug to true such as {"field_1": true}';
@@ -62,8 +64,8 @@ function valueFilter(filtering: Params): Record<string, readonly unknown[]> {
 const UNSAFE_IN_NAME = /[\u0000-\u001F\u007F-\u009F/\\:*?"<>|\u200E\u200F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form, both cleaned the same way. */
-export function contentDisposition(blocName: string, stamp: string): string {
-  const name = `${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.xlsx`.replace(UNSAFE_IN_NAME, "_");
+export function contentDisposition(blocName: string, stamp: string, extension = "xlsx"): string {
+  const name = `${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.${extension}`.replace(UNSAFE_IN_NAME, "_");
   const ascii = name.replace(/[^A-Za-z0-9 ._-]/g, "_");
   // encodeURIComponent leaves ' ( ) unescaped, which RFC 5987's attr-char does not allow.
   const encoded = encodeURIComponent(name).replace(/['()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
@@ -76,17 +78,18 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context, maxReport
     url: "/api/get-data-report",
     config: { endpoint: "get-data-report" },
     schema: {
-      summary: "A bloc's records as a JSON report or an .xlsx file",
+      summary: "A bloc's records as a JSON report, an .xlsx or a CSV file",
       description: "Parameters in a JSON body (on GET, as the spec says, or on POST), or in the query string; a body's win over the query string's.",
       tags: ["records"],
       body: Type.Object(REPORT_PARAMS, { additionalProperties: true }),
       querystring: asQueryString(REPORT_PARAMS),
       response: {
         200: {
-          description: "The report: JSON rows, or with responseType \"blob\" an .xlsx workbook (Content-Disposition names it)",
+          description: "The report: JSON rows, or with responseType \"blob\" an .xlsx workbook, with \"csv\" a CSV file (RFC 4180, UTF-8 with BOM; Content-Disposition names either)",
           content: {
             "application/json": { schema: ReportAnswer },
             [XLSX_TYPE]: { schema: Type.String({ contentMediaType: XLSX_TYPE }) },
+            "text/csv": { schema: Type.String({ contentMediaType: "text/csv" }) },
           },
         },
         ...errorResponses("get-data-report"),
@@ -99,8 +102,8 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context, maxReport
       const blocId = requiredId(params, "stationID");
       const fields = fieldsToReport(params);
       const responseType = optionalString(params, "responseType");
-      if (responseType !== null && responseType !== "blob" && responseType !== "json") {
-        throw new InvalidInputError(`responseType must be "blob" (for .xlsx) or "json", got ${describeValue(responseType)}`);
+      if (responseType !== null && responseType !== "blob" && responseType !== "csv" && responseType !== "json") {
+        throw new InvalidInputError(`responseType must be "blob" (for .xlsx), "csv" or "json", got ${describeValue(responseType)}`);
       }
       const dates = jsonObject(params, "requestedReportData") ?? {};
       const window = parseWindow(
@@ -128,6 +131,11 @@ export function getDataReportRoute(app: FastifyInstance, ctx: Context, maxReport
         return reply.type(XLSX_TYPE)
           .header("content-disposition", contentDisposition(report.bloc.name, ctx.now()))
           .send(reportXlsx(report, (ref) => `${request.protocol}://${request.host}/api/files/${encodeURIComponent(ref)}`));
+      }
+      if (responseType === "csv") {
+        return reply.type(CSV_TYPE)
+          .header("content-disposition", contentDisposition(report.bloc.name, ctx.now(), "csv"))
+          .send(reportCsv(report));
       }
       return reply.type("application/json; charset=utf-8").send(reportJson(report));
     },

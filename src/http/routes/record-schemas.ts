@@ -155,7 +155,7 @@ export const DataFilteringData = Type.Object({
 export const REPORT_PARAMS = {
   stationID: IdParam("the bloc ID"),
   fieldsToReport: FieldsToReport,
-  responseType: Type.Optional(Nullable(Type.String({ description: '"blob" (for .xlsx) or "json"' }))),
+  responseType: Type.Optional(Nullable(Type.String({ description: '"blob" (for .xlsx), "csv" or "json"' }))),
   requestedReportData: Type.Optional(Nullable(JsonObjectParam("reportFromDate and reportToDate, each YYYY-MM-DD HH:MM:SS", Type.Object({
     reportFromDate: Type.Optional(Nullable(DateTime("the first time to report"))),
     reportToDate: Type.Optional(Nullable(DateTime("the last time to report"))),

@@ -1,0 +1,139 @@
+import type { Transport } from "./transport.js";
+import type {
+  Bloc, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
+  RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole,
+} from "./types.js";
+
+const seg = (id: BlocId): string => encodeURIComponent(String(id));
+
+/** This service's admin API (/api/admin/…), for a token of an admin user. */
+export class BlocAdmin {
+  constructor(private readonly transport: Transport) {}
+
+  private get<T>(path: string): Promise<T> {
+    return this.transport.json<T>({ method: "GET", path: `/api/admin${path}` });
+  }
+
+  private write<T>(method: string, path: string, json: unknown): Promise<T> {
+    return this.transport.json<T>({ method, path: `/api/admin${path}`, json });
+  }
+
+  private async remove(path: string): Promise<void> {
+    await this.transport.json<undefined>({ method: "DELETE", path: `/api/admin${path}` }, [204]);
+  }
+
+  // Users, tokens, roles
+
+  createUser(name: string, role?: UserRole): Promise<User> {
+    return this.write("POST", "/users", role === undefined ? { name } : { name, role });
+  }
+
+  async listUsers(): Promise<User[]> {
+    return (await this.get<{ users: User[] }>("/users")).users;
+  }
+
+  getUser(userId: string): Promise<User & { roles: Role[] }> {
+    return this.get(`/users/${seg(userId)}`);
+  }
+
+  /** Sets a user's profile values (an empty list clears them). */
+  setProfile(userId: string, profile: readonly string[]): Promise<User> {
+    return this.write("PUT", `/users/${seg(userId)}`, { profile });
+  }
+
+  /** Issues a token; its secret (`token`) is shown here only. */
+  createToken(userId: string, input: TokenInput = {}): Promise<IssuedToken> {
+    return this.write("POST", `/users/${seg(userId)}/tokens`, input);
+  }
+
+  async listTokens(userId: string): Promise<TokenInfo[]> {
+    return (await this.get<{ tokens: TokenInfo[] }>(`/users/${seg(userId)}/tokens`)).tokens;
+  }
+
+  revokeToken(tokenId: string): Promise<void> {
+    return this.remove(`/tokens/${seg(tokenId)}`);
+  }
+
+  createRole(name: string): Promise<Role> {
+    return this.write("POST", "/roles", { name });
+  }
+
+  async listRoles(): Promise<Role[]> {
+    return (await this.get<{ roles: Role[] }>("/roles")).roles;
+  }
+
+  addRoleMember(userId: string, roleId: string): Promise<{ userId: string; roleId: string }> {
+    return this.write("PUT", `/users/${seg(userId)}/roles/${seg(roleId)}`, undefined);
+  }
+
+  removeRoleMember(userId: string, roleId: string): Promise<void> {
+    return this.remove(`/users/${seg(userId)}/roles/${seg(roleId)}`);
+  }
+
+  // Modules, blocs, fields
+
+  createModule(name: string): Promise<Module> {
+    return this.write("POST", "/modules", { name });
+  }
+
+  async listModules(): Promise<Module[]> {
+    return (await this.get<{ modules: Module[] }>("/modules")).modules;
+  }
+
+  createBloc(input: BlocInput): Promise<Bloc> {
+    return this.write("POST", "/blocs", input);
+  }
+
+  async listBlocs(): Promise<Bloc[]> {
+    return (await this.get<{ blocs: Bloc[] }>("/blocs")).blocs;
+  }
+
+  getBloc(blocId: BlocId): Promise<Bloc> {
+    return this.get(`/blocs/${seg(blocId)}`);
+  }
+
+  updateBloc(blocId: BlocId, settings: BlocSettings): Promise<Bloc> {
+    return this.write("PATCH", `/blocs/${seg(blocId)}`, settings);
+  }
+
+  addField(blocId: BlocId, field: FieldInput): Promise<Field> {
+    return this.write("POST", `/blocs/${seg(blocId)}/fields`, field);
+  }
+
+  updateField(blocId: BlocId, slug: string, changes: FieldRules & { name?: string; applyProfileFilter?: boolean }): Promise<Field> {
+    return this.write("PATCH", `/blocs/${seg(blocId)}/fields/${seg(slug)}`, changes);
+  }
+
+  // Access
+
+  setAccess(blocId: BlocId, userId: string, grant: Grant): Promise<Required<Grant> & { blocId: string; userId: string }> {
+    return this.write("PUT", `/blocs/${seg(blocId)}/access/${seg(userId)}`, grant);
+  }
+
+  removeAccess(blocId: BlocId, userId: string): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}/access/${seg(userId)}`);
+  }
+
+  setRoleAccess(blocId: BlocId, roleId: string, grant: Grant): Promise<Required<Grant> & { blocId: string; roleId: string }> {
+    return this.write("PUT", `/blocs/${seg(blocId)}/access/roles/${seg(roleId)}`, grant);
+  }
+
+  removeRoleAccess(blocId: BlocId, roleId: string): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}/access/roles/${seg(roleId)}`);
+  }
+
+  setRestriction(blocId: BlocId, userId: string, mode: RestrictionMode): Promise<{ blocId: string; userId: string; mode: RestrictionMode }> {
+    return this.write("PUT", `/blocs/${seg(blocId)}/restrictions/${seg(userId)}`, { mode });
+  }
+
+  /** The user goes back to the bloc's default restriction. */
+  removeRestriction(blocId: BlocId, userId: string): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}/restrictions/${seg(userId)}`);
+  }
+
+  // History
+
+  async recordHistory(blocId: BlocId, recordId: number | string): Promise<HistoryItem[]> {
+    return (await this.get<{ history: HistoryItem[] }>(`/blocs/${seg(blocId)}/records/${seg(recordId)}/history`)).history;
+  }
+}

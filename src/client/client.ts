@@ -1,0 +1,195 @@
+import { createWriteStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { BlocAdmin } from "./admin.js";
+import { multipartBody, type UploadFile } from "./multipart.js";
+import { Transport } from "./transport.js";
+import type {
+  AddDataInput, AddDataResult, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
+  UpdateInput,
+} from "./types.js";
+
+export interface BlocClientOptions {
+  /** The service's base URL, e.g. http://localhost:8080. */
+  readonly url: string;
+  /** A bearer token. */
+  readonly token: string;
+  /**
+   * How get-data and get-data-report are sent. "GET" (the spec's form) sends a JSON body
+   * with GET through node:http; "POST" sends the same body with POST, the alternative this
+   * service documents for runtimes and proxies that refuse or drop a GET body. The default
+   * is GET on Node and POST on Bun and Deno, whose node:http is built on fetch.
+   */
+  readonly readMethod?: "GET" | "POST";
+  /** Give up on a request with no activity for this long (0: never; default 0). */
+  readonly timeoutMs?: number;
+}
+
+export interface ReportDownload {
+  /** The body, streamed: read it or destroy it. */
+  readonly stream: Readable;
+  readonly contentType: string;
+  /** The file name from Content-Disposition, or one made up when the service sends none (the spec allows that). */
+  readonly filename: string;
+}
+
+const CONTENT_TYPES: Readonly<Record<ReportFormat, string>> = {
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  csv: "text/csv",
+};
+
+function defaultReadMethod(): "GET" | "POST" {
+  const versions = (globalThis as { process?: { versions?: Record<string, string | undefined> } }).process?.versions ?? {};
+  return versions.bun !== undefined || versions.deno !== undefined ? "POST" : "GET";
+}
+
+/** The file name a Content-Disposition header gives (the RFC 5987 form first), if any. */
+function dispositionName(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);
+  if (extended) {
+    try { return decodeURIComponent(extended[1]!.trim()); } catch { /* fall back to the plain form */ }
+  }
+  return /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;\s]+)/i.exec(header)?.[1];
+}
+
+/** A name that is safe as the last part of a path on any system. */
+function safeName(name: string): string {
+  const cleaned = name.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "_");
+  return cleaned === "" ? "report" : cleaned;
+}
+
+/** The spec's report body: each object parameter JSON-encoded into a string. */
+function reportBody(query: ReportQuery, responseType?: "blob" | "csv"): Record<string, unknown> {
+  const fields = query.fieldsToReport;
+  const body: Record<string, unknown> = {
+    stationID: query.stationID,
+    fieldsToReport: fields === "all" ? "all"
+      : JSON.stringify(Array.isArray(fields) ? Object.fromEntries((fields as readonly string[]).map((f) => [f, true])) : fields),
+  };
+  if (responseType) body.responseType = responseType;
+  if (query.requestedReportData) body.requestedReportData = JSON.stringify(query.requestedReportData);
+  if (query.dataFilteringData) body.dataFilteringData = JSON.stringify({ stationID: query.stationID, ...query.dataFilteringData });
+  return body;
+}
+
+/**
+ * A typed client for a Bloc Data Service. The four record endpoints use only the spec's
+ * parameters, so it works against any service that follows the spec; `admin` is this
+ * service's admin API. Every refusal becomes a BlocApiError.
+ */
+export class BlocClient {
+  readonly admin: BlocAdmin;
+  private readonly transport: Transport;
+  private readonly readMethod: "GET" | "POST";
+
+  constructor(options: BlocClientOptions) {
+    this.transport = new Transport(options.url, options.token, options.timeoutMs ?? 0);
+    this.readMethod = options.readMethod ?? defaultReadMethod();
+    this.admin = new BlocAdmin(this.transport);
+  }
+
+  /** Adds one record; with `files` (field slug → file) it is sent as multipart/form-data. */
+  addData(input: AddDataInput, files?: Readonly<Record<string, UploadFile>>): Promise<AddDataResult> {
+    const headers: Record<string, string> = input.idempotencyKey === undefined ? {} : { "idempotency-key": input.idempotencyKey };
+    const fields: Record<string, string> = { scanStationID: String(input.scanStationID) };
+    if (input.jobID !== undefined) fields.jobID = String(input.jobID);
+    fields.dataToAdd = JSON.stringify(input.dataToAdd);
+    if (files && Object.keys(files).length > 0) {
+      return this.transport.json({ method: "POST", path: "/api/add-data", stream: multipartBody(fields, files), headers }, [200]);
+    }
+    return this.transport.json({ method: "POST", path: "/api/add-data", json: fields, headers }, [200]);
+  }
+
+  /** One page of records with the counts over every matching record. */
+  async getData<F extends string = string>(query: GetDataQuery): Promise<GetDataResult<F>> {
+    const answer = await this.transport.json<{ data: Record<string, unknown> }>(
+      { method: this.readMethod, path: "/api/get-data", json: query }, [200],
+    );
+    const data = answer.data;
+    // Records sit under "0", "1", … beside the aggregates.
+    const records = Object.keys(data).filter((key) => /^\d+$/.test(key)).sort((a, b) => Number(a) - Number(b))
+      .map((key) => data[key] as DataRecord<F>);
+    return {
+      records,
+      count: data.count as number,
+      fieldCounts: (data.fieldCounts ?? {}) as GetDataResult<F>["fieldCounts"],
+      countLimitInfo: data.countLimitInfo as GetDataResult<F>["countLimitInfo"],
+      fieldNames: (data.fieldNames ?? {}) as GetDataResult<F>["fieldNames"],
+    };
+  }
+
+  /**
+   * Every page from `currentPage` (default 1) to the last, `pageSize` records each
+   * (default: the query's resultLimit, else 500). Pages are numbered, so records added
+   * meanwhile shift newest-first pages; page oldest first (`reverse: true`) to read a bloc
+   * that is being written.
+   */
+  async *pages<F extends string = string>(query: GetDataQuery, pageSize = query.resultLimit ?? 500): AsyncGenerator<GetDataResult<F>> {
+    for (let page = query.currentPage ?? 1; ; page += 1) {
+      const result = await this.getData<F>({ ...query, resultLimit: pageSize, currentPage: page });
+      if (result.records.length > 0) yield result;
+      if (result.records.length < pageSize || page * pageSize >= result.count) return;
+    }
+  }
+
+  /** Every matching record, page after page (see `pages`). */
+  async *records<F extends string = string>(query: GetDataQuery, pageSize?: number): AsyncGenerator<DataRecord<F>> {
+    for await (const page of this.pages<F>(query, pageSize)) yield* page.records;
+  }
+
+  /** A JSON report: rows of the requested fields, oldest first unless `reverse`. */
+  async getDataReport(query: ReportQuery): Promise<ReportRow[]> {
+    const answer = await this.transport.json<{ data: ReportRow[] }>(
+      { method: this.readMethod, path: "/api/get-data-report", json: reportBody(query) }, [200],
+    );
+    return answer.data;
+  }
+
+  /** A report as an .xlsx workbook (the spec's `blob`) or CSV, streamed. */
+  async getDataReportStream(query: ReportQuery, format: ReportFormat): Promise<ReportDownload> {
+    const incoming = await this.transport.stream({
+      method: this.readMethod, path: "/api/get-data-report", json: reportBody(query, format === "xlsx" ? "blob" : "csv"),
+    });
+    const name = dispositionName(incoming.headers["content-disposition"]);
+    return {
+      stream: incoming.body,
+      contentType: incoming.headers["content-type"] ?? CONTENT_TYPES[format],
+      filename: safeName(name ?? `report-${query.stationID}.${format}`),
+    };
+  }
+
+  /**
+   * Saves a report to `target`: a file path, or an existing directory to save it in under
+   * the service's file name. Returns the path written and its size.
+   */
+  async saveDataReport(query: ReportQuery, format: ReportFormat, target: string): Promise<{ path: string; bytes: number }> {
+    const download = await this.getDataReportStream(query, format);
+    const isDirectory = await stat(target).then((s) => s.isDirectory(), () => false);
+    const file = isDirectory ? path.join(target, download.filename) : target;
+    let bytes = 0;
+    await pipeline(download.stream, async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        bytes += chunk.length;
+        yield chunk;
+      }
+    }, createWriteStream(file));
+    return { path: file, bytes };
+  }
+
+  /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */
+  async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
+    const answer = await this.transport.json<{ updated_record_ids: number[] }>({
+      method: "POST", path: "/api/update-records-by-matching-values",
+      json: { blocId: input.blocId, fieldsToUpdate: input.fieldsToUpdate, searchItems: input.searchItems },
+    }, [200]);
+    return answer.updated_record_ids;
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.transport.close();
+  }
+}
