@@ -20,7 +20,9 @@ import { CLI_ENTRY, SERVER_ENTRY, startProcess } from "./support/process.js";
  * Substitutions, and only these: `localhost:8080` becomes the test server's address and
  * port 8081 (a second server some examples start) a free port (either may be taken here);
  * `npx bloc-data` and `npm start` run the checkout's compiled CLI and server (npm and npx
- * would resolve them from the checkout's package.json, which the fresh folder lacks).
+ * would resolve them from the checkout's package.json, which the fresh folder lacks). For
+ * the same reason the folder gets node_modules/bloc-data-service linked to the checkout, as
+ * `npm install <checkout>` would, so that `import "bloc-data-service/client"` resolves.
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -74,6 +76,8 @@ test("the README's examples run as written, in order, on a fresh store", {
   const blocks = runnableBlocks(readme);
   assert.ok(blocks.length >= 10, `only ${blocks.length} runnable blocks found`);
   const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-readme-"));
+  await fs.mkdir(path.join(cwd, "node_modules"));
+  await fs.symlink(root, path.join(cwd, "node_modules", "bloc-data-service"), "dir");
   // No DATABASE_URL: the server and the README's CLI commands share ./data/bloc.db in cwd.
   const server = await startProcess({}, cwd);
   try {
@@ -104,6 +108,8 @@ test("the README's examples run as written, in order, on a fresh store", {
     assert.match(output, /"updated_record_ids":\s*\[\d+/);
     assert.match(output, /access-control-allow-origin: https:\/\/app\.example\.com/i);
     assert.match(output, /^bloc_records_added_total \d+/m);
+    assert.match(output, /^walked \d+ records$/m);
+    assert.match(output, /"added": 2/);
     const report = await fs.readFile(path.join(cwd, "report.xlsx"));
     assert.equal(report.subarray(0, 2).toString(), "PK", "report.xlsx is a zip (an .xlsx)");
     assert.equal(await fs.readFile(path.join(cwd, "downloads", "photo.jpg"), "utf8"), "not really a JPEG\n");
