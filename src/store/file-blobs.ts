@@ -38,11 +38,16 @@ export class FileBlobs {
     const measure = new Transform({
       transform(chunk: Buffer, _encoding, done) { hash.update(chunk); size += chunk.length; done(null, chunk); },
     });
+    const sink = fs.createWriteStream(temporary, { flags: "wx" });
     try {
-      await pipeline(content, measure, fs.createWriteStream(temporary, { flags: "wx" }));
+      await pipeline(content, measure, sink);
       // On disk before the record that refers to it can be committed (and answered).
       await syncFile(temporary);
     } catch (error) {
+      // The pipeline can fail while the file is still being opened; the open then
+      // completes and creates it. Removing it before the sink has closed could leave an
+      // empty file behind.
+      if (!sink.closed) await new Promise<void>((closed) => sink.once("close", () => closed()));
       await fs.promises.rm(temporary, { force: true });
       throw error;
     }
