@@ -3,15 +3,20 @@ import assert from "node:assert/strict";
 import { call } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess } from "./support/process.js";
 
-test("the CLI sets up a store that the server then serves", async () => {
-  // On SQLite the URL stays relative (sqlite:./store/bloc.db): CLI and server must resolve it alike.
-  const { cwd, databaseUrl, remove } = await freshWorkspace("cli", "./store");
-  const env = { DATABASE_URL: databaseUrl, BLOC_ID_STYLE: "numeric" };
-  const cli = async (...args: string[]): Promise<any> => {
+/** Runs `bloc-data <args>` in cwd, expects exit 0 and returns the JSON it printed. */
+function cliIn(env: Record<string, string>, cwd: string): (...args: string[]) => Promise<any> {
+  return async (...args) => {
     const result = await runToEnd(CLI_ENTRY, args, env, cwd);
     assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
     return JSON.parse(result.stdout);
   };
+}
+
+test("the CLI sets up a store that the server then serves", async () => {
+  // On SQLite the URL stays relative (sqlite:./store/bloc.db): CLI and server must resolve it alike.
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli", "./store");
+  const env = { DATABASE_URL: databaseUrl, BLOC_ID_STYLE: "numeric" };
+  const cli = cliIn(env, cwd);
   try {
     const init = await cli("init");
     assert.equal(init.user.role, "admin");
@@ -75,11 +80,7 @@ test("the CLI refuses a bad command with its usage and exit code 2, and a failur
 test("the CLI's access verbs configure what /api/me then reports", async () => {
   const { cwd, databaseUrl, remove } = await freshWorkspace("cli-access", "./store");
   const env = { DATABASE_URL: databaseUrl };
-  const cli = async (...args: string[]): Promise<any> => {
-    const result = await runToEnd(CLI_ENTRY, args, env, cwd);
-    assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
-    return JSON.parse(result.stdout);
-  };
+  const cli = cliIn(env, cwd);
   try {
     await cli("init");
     const user = await cli("user", "add", "Ann");
@@ -159,11 +160,7 @@ test("bloc-data history prints what the admin API answers for a record's history
 test("bloc-data init makes one admin however often it runs; --new-admin makes another; user list and token list show them", async () => {
   const { cwd, databaseUrl, remove } = await freshWorkspace("cli-init", "./store");
   const env = { DATABASE_URL: databaseUrl };
-  const cli = async (...args: string[]): Promise<any> => {
-    const result = await runToEnd(CLI_ENTRY, args, env, cwd);
-    assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
-    return JSON.parse(result.stdout);
-  };
+  const cli = cliIn(env, cwd);
   try {
     const first = await cli("init");
     assert.equal(first.user.role, "admin");
