@@ -56,6 +56,9 @@ function connectionLost(error: unknown): boolean {
  * under a unit (a bloc's records while it checks rules on them) is protected by the
  * bloc's advisory lock (Tx.lockBloc), taken by the units that need it.
  */
+/** How long close() lets the pools' connections finish before cutting them, in seconds. */
+const END_TIMEOUT_S = 2;
+
 export class PostgresStore extends BaseStore implements Store {
   protected readonly direct: StoreReads;
   private readonly transactions: Transactions<Session>;
@@ -241,6 +244,11 @@ export class PostgresStore extends BaseStore implements Store {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.end(), this.metaPool.end()]);
+    // Without a timeout, end() never resolves once a connection has been reserved and
+    // released (porsager/postgres#925, open): a server stopped after transactions (which
+    // reserve their connection) never exited. Nothing runs by now (close comes after the
+    // requests have drained), so a connection still open after END_TIMEOUT_S is idle and
+    // may be cut.
+    await Promise.all([this.pool.end({ timeout: END_TIMEOUT_S }), this.metaPool.end({ timeout: END_TIMEOUT_S })]);
   }
 }
