@@ -52,6 +52,20 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** When set, GET /metrics needs `Authorization: Bearer <it>`. */
   readonly metricsToken: string | undefined;
+  /** How often each process looks for events written by other processes, for its live streams and webhooks. */
+  readonly eventsPollMs: number;
+  /** How long events are kept once every webhook lane of their bloc is past them (live streams resume within it). */
+  readonly eventsKeepHours: number;
+  /** Live event streams one process holds open at most; more are refused with 503. */
+  readonly eventStreamsMax: number;
+  /** Whether this process delivers webhook events (any process on the store may; each event goes out from one). */
+  readonly webhookDelivery: boolean;
+  /** The longest one webhook delivery attempt may take. */
+  readonly webhookTimeoutMs: number;
+  /** The wait after an event's first failed delivery; it doubles with each failure, up to an hour. */
+  readonly webhookRetryMs: number;
+  /** How long an event is retried before it is given up on. */
+  readonly webhookRetryForMs: number;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -152,6 +166,13 @@ function flag(env: Env, name: string): boolean {
   return raw === "1";
 }
 
+/** A 0/1 flag that is on unless set to 0. */
+function flagOff(env: Env, name: string): boolean {
+  const raw = env[name] ?? "1";
+  if (raw !== "0" && raw !== "1") throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+  return raw === "0";
+}
+
 function corsOrigins(env: Env): readonly string[] {
   const raw = env.BLOC_CORS_ORIGINS ?? "";
   const origins = raw.split(",").map((o) => o.trim()).filter((o) => o !== "");
@@ -209,6 +230,13 @@ export function readConfig(env: Env = process.env): Config {
     idleTimeoutMs: atLeastOne(env, "BLOC_IDLE_TIMEOUT_MS", 72_000),
     corsOrigins: corsOrigins(env),
     metricsToken: metricsToken(env),
+    eventsPollMs: atLeastOne(env, "BLOC_EVENTS_POLL_MS", 250),
+    eventsKeepHours: atLeastOne(env, "BLOC_EVENTS_KEEP_HOURS", 72),
+    eventStreamsMax: atLeastOne(env, "BLOC_EVENT_STREAMS_MAX", 1000),
+    webhookDelivery: !flagOff(env, "BLOC_WEBHOOK_DELIVERY"),
+    webhookTimeoutMs: atLeastOne(env, "BLOC_WEBHOOK_TIMEOUT_MS", 10_000),
+    webhookRetryMs: atLeastOne(env, "BLOC_WEBHOOK_RETRY_MS", 1_000),
+    webhookRetryForMs: atLeastOne(env, "BLOC_WEBHOOK_RETRY_FOR_MS", 24 * 60 * 60 * 1000),
   });
 }
 

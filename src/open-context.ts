@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import type { Config } from "./config.js";
 import { makeClock } from "./domain/clock.js";
 import type { Context } from "./domain/context.js";
+import { EventSignal } from "./domain/events.js";
 import { ensureAdminToken } from "./domain/users.js";
 import { telemetry } from "./metrics/registry.js";
 import { timedStore } from "./metrics/timed-store.js";
@@ -20,6 +21,7 @@ export async function openContext(config: Config): Promise<Context> {
     limits: { maxValueBytes: config.maxValueBytes, maxFieldsPerRecord: config.maxFieldsPerRecord },
     newFileRef: () => crypto.randomUUID(),
     telemetry,
+    events: new EventSignal(),
   };
   if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);
   return ctx;

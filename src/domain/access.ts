@@ -3,10 +3,11 @@ import {
   PERMISSIONS,
   type Bloc, type Grant, type Permission, type RestrictionMode, type TokenScope, type User, type Visibility,
 } from "./model.js";
-import type { AccessFacts } from "../store/store.js";
+import type { AccessFacts, Tx } from "../store/store.js";
 import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
 import { ownValue } from "./values.js";
+import { changeWithEvent, configChanged } from "./events.js";
 
 /** Who a request acts for: the token's user, narrowed by the token's scope. */
 export interface Principal {
@@ -129,36 +130,43 @@ async function requireBlocAndRole(ctx: Context, blocId: string, roleId: string):
   await requireRole(ctx, roleId);
 }
 
+/** A change of who may do what on a bloc, with its access.updated event, in one transaction. */
+function accessChange(ctx: Context, blocId: string, change: (tx: Tx) => Promise<void>,
+  detail: { readonly kind: string } & Readonly<Record<string, unknown>>): Promise<void> {
+  const now = ctx.now();
+  return changeWithEvent(ctx, blocId, change, () => configChanged("access.updated", now, detail));
+}
+
 export async function setGrant(ctx: Context, blocId: string, userId: string, grant: Grant): Promise<Grant> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await ctx.store.setGrant(blocId, userId, grant);
+  await accessChange(ctx, blocId, (tx) => tx.setGrant(blocId, userId, grant), { kind: "grant.set", userId, grant });
   return grant;
 }
 
 export async function removeGrant(ctx: Context, blocId: string, userId: string): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await ctx.store.removeGrant(blocId, userId);
+  await accessChange(ctx, blocId, (tx) => tx.removeGrant(blocId, userId), { kind: "grant.removed", userId });
 }
 
 export async function setRoleGrant(ctx: Context, blocId: string, roleId: string, grant: Grant): Promise<Grant> {
   await requireBlocAndRole(ctx, blocId, roleId);
-  await ctx.store.setRoleGrant(blocId, roleId, grant);
+  await accessChange(ctx, blocId, (tx) => tx.setRoleGrant(blocId, roleId, grant), { kind: "role-grant.set", roleId, grant });
   return grant;
 }
 
 export async function removeRoleGrant(ctx: Context, blocId: string, roleId: string): Promise<void> {
   await requireBlocAndRole(ctx, blocId, roleId);
-  await ctx.store.removeRoleGrant(blocId, roleId);
+  await accessChange(ctx, blocId, (tx) => tx.removeRoleGrant(blocId, roleId), { kind: "role-grant.removed", roleId });
 }
 
 export async function setRestriction(ctx: Context, blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await ctx.store.setRestriction(blocId, userId, mode);
+  await accessChange(ctx, blocId, (tx) => tx.setRestriction(blocId, userId, mode), { kind: "restriction.set", userId, mode });
 }
 
 export async function removeRestriction(ctx: Context, blocId: string, userId: string): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await ctx.store.removeRestriction(blocId, userId);
+  await accessChange(ctx, blocId, (tx) => tx.removeRestriction(blocId, userId), { kind: "restriction.removed", userId });
 }
 
 export async function setRoleMember(ctx: Context, userId: string, roleId: string, member: boolean): Promise<void> {

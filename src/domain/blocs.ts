@@ -4,6 +4,7 @@ import type { Bloc, BlocSettings, Field } from "./model.js";
 import type { Context } from "./context.js";
 import { resolveRules, TEXT_RULES, type RulesInput } from "./field-rules.js";
 import { rebuildCounters } from "./record-writes.js";
+import { changeWithEvent, configChanged } from "./events.js";
 
 const SLUG = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -100,6 +101,13 @@ export interface BlocInput extends Partial<BlocSettings> {
   readonly id?: string | undefined;
 }
 
+/** The bloc, and its first event (bloc.updated, "bloc.created"), which carries it whole. */
+function saveNewBloc(ctx: Context, bloc: Bloc): Promise<void> {
+  const now = ctx.now();
+  return changeWithEvent(ctx, bloc.id, (tx) => tx.createBloc(bloc, now),
+    () => configChanged("bloc.updated", now, { kind: "bloc.created", bloc }));
+}
+
 export async function createBloc(ctx: Context, input: BlocInput): Promise<Bloc> {
   const { name: rawName, fields: fieldInputs, id, ...given } = input;
   const name = checkName("name", rawName);
@@ -113,7 +121,7 @@ export async function createBloc(ctx: Context, input: BlocInput): Promise<Bloc> 
     if (!BLOC_ID.test(id)) throw new InvalidInputError("id must be 1 to 64 letters, digits, - or _");
     const bloc = { id, name, fields, ...settings };
     try {
-      await ctx.store.createBloc(bloc, ctx.now());
+      await saveNewBloc(ctx, bloc);
     } catch (error) {
       if (error instanceof ConflictError) throw new ConflictError(`A bloc with id "${id}" already exists`);
       throw error;
@@ -124,7 +132,7 @@ export async function createBloc(ctx: Context, input: BlocInput): Promise<Bloc> 
   for (let attempt = 0; ; attempt += 1) {
     const bloc = { id: await newBlocId(ctx), name, fields, ...settings };
     try {
-      await ctx.store.createBloc(bloc, ctx.now());
+      await saveNewBloc(ctx, bloc);
       return bloc;
     } catch (error) {
       if (!(error instanceof ConflictError) || attempt >= 5) throw error;
@@ -141,8 +149,10 @@ export async function getBloc(ctx: Context, blocId: string): Promise<Bloc> {
 export async function addField(ctx: Context, blocId: string, input: FieldInput): Promise<Field> {
   const bloc = await getBloc(ctx, blocId);
   const [field] = newFields(bloc.fields, [input]);
+  const now = ctx.now();
   try {
-    await ctx.store.addField(blocId, field!);
+    await changeWithEvent(ctx, blocId, (tx) => tx.addField(blocId, field!),
+      () => configChanged("bloc.updated", now, { kind: "field.added", field }));
   } catch (error) {
     if (error instanceof ConflictError) throw new ConflictError(`slug "${field!.slug}" is already used in this bloc`);
     throw error;
@@ -153,7 +163,9 @@ export async function addField(ctx: Context, blocId: string, input: FieldInput):
 export async function updateBloc(ctx: Context, blocId: string, settings: Partial<BlocSettings>): Promise<Bloc> {
   await getBloc(ctx, blocId);
   await checkSettings(ctx, settings);
-  await ctx.store.updateBlocSettings(blocId, settings);
+  const now = ctx.now();
+  await changeWithEvent(ctx, blocId, (tx) => tx.updateBlocSettings(blocId, settings),
+    () => configChanged("bloc.updated", now, { kind: "settings", settings }));
   return getBloc(ctx, blocId);
 }
 
@@ -167,11 +179,12 @@ export async function updateField(ctx: Context, blocId: string, slug: string, ch
     applyProfileFilter: changes.applyProfileFilter ?? current.applyProfileFilter,
     ...resolveRules(current, changes, bloc.fields.map((f) => f.slug)),
   };
-  await ctx.store.transaction(async (tx) => {
+  const now = ctx.now();
+  await changeWithEvent(ctx, blocId, async (tx) => {
     await tx.updateField(blocId, field);
     // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
     if (field.applyProfileFilter !== current.applyProfileFilter) await rebuildCounters(tx, blocId);
-  });
+  }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }));
   return field;
 }
 

@@ -2,6 +2,7 @@ import type { IdStyle } from "../config.js";
 import type { ConfigWrites, Store, StoreReads } from "../store/store.js";
 import type { FileBlobs } from "../store/file-blobs.js";
 import type { Clock } from "./clock.js";
+import type { EventSignal } from "./events.js";
 import type { RecordLimits } from "./values.js";
 
 /** What config operations need; its store may be a transaction, so that several commit together. */
@@ -34,4 +35,6 @@ export interface Context extends ConfigContext {
   /** A new, unguessable reference for an uploaded file. */
   readonly newFileRef: () => string;
   readonly telemetry: Telemetry;
+  /** Told of every commit that appends events, for this process's listeners. */
+  readonly events: EventSignal;
 }

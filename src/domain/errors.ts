@@ -100,3 +100,8 @@ export class IdempotencyMismatchError extends ServiceError {
 export class RateLimitedError extends ServiceError {
   readonly kind = "rate-limited";
 }
+
+/** The service cannot take this request now (every live stream slot is in use); trying later may succeed. */
+export class UnavailableError extends ServiceError {
+  readonly kind = "unavailable";
+}

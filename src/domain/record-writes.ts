@@ -5,6 +5,7 @@ import { uniqueViolation } from "./field-rules.js";
 import { STATUS_KEY, type Field, type RecordFilter, type ScanLimitPeriod, type StoredRecord } from "./model.js";
 import { countSince } from "./record-queries.js";
 import { historyOf, type Actor } from "./history.js";
+import { recordAdded, recordsUpdated } from "./events.js";
 import type { NewFile, NewRecord, StoreReads, Tx, ValueLookup } from "../store/store.js";
 import { ownValue } from "./values.js";
 
@@ -35,6 +36,8 @@ export interface InsertPlan {
   readonly autogenerate: readonly AutogeneratePlan[];
   readonly scanLimit: { readonly limit: number; readonly since: string | null; readonly period: ScanLimitPeriod | null } | null;
   readonly files: readonly NewFile[];
+  /** The token the record is added through (its event names it); null without one. */
+  readonly tokenId: string | null;
 }
 
 export interface Replacement {
@@ -127,6 +130,7 @@ export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan):
   const id = await tx.insertRecord({ ...record, values });
   for (const file of plan.files) await tx.insertFile(file, blocId, id, record.createdAt);
   tx.counters.add({ ...record, values }, await profileSlugs(tx, blocId), 1);
+  await tx.appendEvents(blocId, [recordAdded({ ...record, id, values }, plan.tokenId)]);
   return { id, values, replacements };
 }
 
@@ -201,8 +205,12 @@ export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readon
       tx.counters.addValue(counted, slugs, slug, value, 1);
     }
   }
-  await tx.insertHistory(filter.blocId, historyOf(before, fields, status, actor));
-  return tx.updateValues(filter, fields, status === undefined ? undefined : Number(status));
+  const entries = historyOf(before, fields, status, actor);
+  await tx.insertHistory(filter.blocId, entries);
+  const ids = await tx.updateValues(filter, fields, status === undefined ? undefined : Number(status));
+  // One event per record the update changed, last in the unit (appendEvents).
+  await tx.appendEvents(filter.blocId, recordsUpdated(before, entries));
+  return ids;
 }
 
 /** Records per rebuild batch: the counters of each batch are written before the next is read. */

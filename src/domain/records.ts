@@ -101,6 +101,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
       scanLimit: bloc.scanLimit === null ? null
         : { limit: bloc.scanLimit, since: periodStart(bloc.scanLimitPeriod, createdAt), period: bloc.scanLimitPeriod },
       files,
+      tokenId: principal.tokenId,
     });
     return { id: inserted.id, autogenerateReplacements: inserted.replacements };
   };
@@ -110,10 +111,14 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
   if (!request) {
     const added = await ctx.store.transaction(insert, { group: bloc.id });
     ctx.telemetry.recordsAdded(1);
+    ctx.events.appended(bloc.id);
     return added;
   }
   const { answer, repeat } = await addOnce(ctx, principal.user.id, request, bloc.id, insert);
-  if (!repeat) ctx.telemetry.recordsAdded(1);
+  if (!repeat) {
+    ctx.telemetry.recordsAdded(1);
+    ctx.events.appended(bloc.id);
+  }
   // A repeat's files go to no record: their uploads let go of the content (kept: the first request's record uses it).
   if (repeat) await releaseUploads(ctx, input.files);
   return answer;
@@ -229,5 +234,6 @@ export async function updateRecords(ctx: Context, principal: Principal, input: U
   const actor = { userId: principal.user.id, tokenId: principal.tokenId, at: ctx.now() };
   const ids = await ctx.store.transaction((tx) => updateMatching(tx, { blocId: bloc.id, visibility, match }, written, uniqueKeys(bloc), actor));
   ctx.telemetry.recordsUpdated(ids.length);
+  if (ids.length > 0) ctx.events.appended(bloc.id);
   return ids;
 }

@@ -18,6 +18,9 @@ import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
 import { adminListingRoutes } from "./routes/admin-listing.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
+import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
+import { eventsRoute } from "./routes/events.js";
+import { EventRuntime } from "../events/runtime.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
 import { getDataRoute } from "./routes/get-data.js";
@@ -62,6 +65,12 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
 
   healthRoutes(app, ctx);
 
+  // Webhook delivery and the live streams' feed run as long as the server does; a stop ends
+  // the streams first (they would hold it to its time limit), and delivery before the store closes.
+  const events = new EventRuntime(ctx, options);
+  app.addHook("preClose", async () => events.endStreams());
+  app.addHook("onClose", async () => events.stop());
+
   await app.register(async (scope) => {
     requireUser(scope, ctx);
     addDataRoute(scope, ctx, options);
@@ -70,6 +79,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     updateRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
     filesRoute(scope, ctx);
+    eventsRoute(scope, ctx, events);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
@@ -79,6 +89,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);
+    adminWebhookRoutes(scope, ctx, events.send);
   });
   return app;
 }

@@ -5,7 +5,8 @@ import type { Principal } from "../domain/access.js";
 import { authenticate } from "../domain/tokens.js";
 import { hasBody } from "./body.js";
 
-function bearerSecret(header: string | undefined): string | undefined {
+/** The secret of an `Authorization: Bearer <secret>` header. */
+export function bearerSecret(header: string | undefined): string | undefined {
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }

@@ -1,7 +1,7 @@
 import type { ServiceError } from "../domain/errors.js";
 
 /** The routes whose error bodies the spec fixes, plus the admin API. */
-export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "admin" | "public";
+export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "events" | "admin" | "public";
 
 type Key = "error" | "message";
 
@@ -35,6 +35,11 @@ const SHAPES: Readonly<Record<Endpoint, Shape>> = {
     failure: "message", malformed: "message", unauthenticated: "message",
     denied: { status: 401, key: "message", text: NOT_AUTHORISED },
   },
+  // The live stream is a read of a bloc: refused as get-data-report refuses, always under `error`.
+  events: {
+    failure: "error", malformed: "error", unauthenticated: "error",
+    denied: { status: 401, key: "error", text: NOT_AUTHORISED },
+  },
   admin: {
     failure: "error", malformed: "error", unauthenticated: "error",
     denied: { status: 403, key: "error", text: "Only administrators may use the admin API" },
@@ -65,6 +70,7 @@ const STATUS: Readonly<Record<string, number>> = {
   "unsupported-media-type": 415,
   "idempotency-mismatch": 422,
   "rate-limited": 429,
+  unavailable: 503,
 };
 
 /** Status and body for a known failure on an endpoint. */
@@ -105,7 +111,8 @@ export function errorKeysByStatus(endpoint: Endpoint): ReadonlyMap<number, Reado
   add(400, "error");
   add(401, shape.unauthenticated);
   add(shape.denied.status, shape.denied.key);
-  const possible = endpoint === "add-data" ? [404, 408, 409, 413, 415, 422, 429] : [404, 408, 409, 413, 415, 429];
+  const possible = endpoint === "add-data" ? [404, 408, 409, 413, 415, 422, 429]
+    : endpoint === "events" ? [404, 408, 409, 413, 415, 429, 503] : [404, 408, 409, 413, 415, 429];
   for (const status of possible) add(status, shape.failure);
   add(500, shape.failure);
   return keys;

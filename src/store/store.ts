@@ -4,6 +4,9 @@ import type {
 } from "../domain/model.js";
 import type { SequenceTemplate } from "../domain/autogenerate.js";
 import type { CounterDeltas } from "../domain/counters.js";
+import type { EventStore, EventWrites } from "./event-store.js";
+
+export type { Delivery, EventStore, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "./event-store.js";
 
 export interface NewToken {
   readonly id: string;
@@ -135,6 +138,7 @@ export interface IdempotencyEntry {
 export const TABLES = [
   "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
   "records", "sequences", "files", "day_counts", "value_totals", "period_values", "record_history", "idempotency_keys",
+  "event_sequences", "events", "webhooks", "webhook_lanes", "webhook_deliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 export type Row = Record<string, string | number | null>;
@@ -253,7 +257,7 @@ export interface ConfigWrites {
  * everything it writes commits together or not at all. Record writes exist only here,
  * so that nothing can change records without the counters changing with them.
  */
-export interface Tx extends StoreReads, ConfigWrites {
+export interface Tx extends StoreReads, ConfigWrites, EventWrites {
   /**
    * Serialises writers of one bloc until the transaction ends, across processes: what a
    * unit reads of the bloc's records after this stays true until it commits.
@@ -312,7 +316,7 @@ export interface TransactionOptions {
  * with itself (a page with its counts) runs in `snapshot`. Neither nests: inside `work`,
  * use only the `tx`/`view` it is given.
  */
-export interface Store extends StoreReads, ConfigWrites {
+export interface Store extends StoreReads, ConfigWrites, EventStore {
   /** Runs `work` in one write transaction; if it throws, nothing it did is kept. */
   transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Runs `work` against one consistent snapshot of the store. */

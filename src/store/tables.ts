@@ -40,4 +40,17 @@ export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly
     key: ["user_id", "key_hash"],
     columns: ["user_id", "key_hash", "request_hash", "record_id", "replacements", "created_ms"],
   },
+  event_sequences: { key: ["bloc_id"], columns: ["bloc_id", "last_seq"] },
+  events: { key: ["bloc_id", "seq"], columns: ["bloc_id", "seq", "id", "type", "created_at", "created_ms", "record_id", "data"] },
+  webhooks: { key: ["id"], columns: ["id", "url", "blocs", "events", "secret", "created_at"] },
+  webhook_lanes: {
+    key: ["webhook_id", "bloc_id"],
+    columns: ["webhook_id", "bloc_id", "delivered_seq", "attempts", "first_failed_ms", "next_attempt_ms", "lease_owner",
+      "lease_until_ms"],
+  },
+  webhook_deliveries: {
+    key: ["id"],
+    columns: ["id", "webhook_id", "bloc_id", "seq", "event_id", "type", "attempt", "at", "status_code", "error",
+      "duration_ms", "outcome"],
+  },
 };

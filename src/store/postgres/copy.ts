@@ -18,14 +18,17 @@ const TYPES: Readonly<Record<string, PgType>> = {
   open_to_all: "integer", accepting_data: "integer", require_job: "integer", apply_profile_filter: "integer",
   required: "integer", unique_values: "integer", indexed: "integer", can_read: "integer", can_add: "integer",
   can_update: "integer", see_hidden: "integer", submitted_status: "integer",
+  last_seq: "bigint", seq: "bigint", delivered_seq: "bigint", first_failed_ms: "bigint", next_attempt_ms: "bigint",
+  lease_until_ms: "bigint", duration_ms: "bigint", attempts: "integer", attempt: "integer", status_code: "integer",
 };
 
 function typeOf(table: TableName, column: string): PgType {
   // IDs that are text: tokens' and blocs' own, and the user_id of records, their history
   // and idempotency keys (a user ID as written).
-  if (column === "id" && (table === "tokens" || table === "blocs")) return "text";
+  if (column === "id" && (table === "tokens" || table === "blocs" || table === "events" || table === "webhooks")) return "text";
   if (column === "user_id" && (table === "records" || table === "record_history" || table === "idempotency_keys")) return "text";
-  if (column === "data") return "jsonb";
+  // An event's data stays the JSON text it was written as: its bytes are what is signed.
+  if (column === "data") return table === "records" ? "jsonb" : "text";
   return TYPES[column] ?? "text";
 }
 
@@ -77,7 +80,7 @@ function statements(table: TableName): Statements {
 const STATEMENTS = Object.fromEntries(TABLES.map((table) => [table, statements(table)])) as Record<TableName, Statements>;
 
 /** Tables whose key is an identity: after an import, their next IDs must come after the imported ones. */
-const IDENTITIES: readonly TableName[] = ["users", "roles", "modules", "records", "record_history"];
+const IDENTITIES: readonly TableName[] = ["users", "roles", "modules", "records", "record_history", "webhook_deliveries"];
 
 export async function exportRows(db: Db, table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
   const { key } = TABLE_SHAPES[table];

@@ -4,7 +4,10 @@ import type { TokenInfo, User } from "../../domain/model.js";
 import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
-import type { BulkImported, Durability, NewRecord, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import type {
+  BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
+  TableName, TransactionOptions, Tx, Webhook,
+} from "../store.js";
 import { Transactions, type TransactionEngine } from "../transactions.js";
 import { bulkImport } from "./bulk-import.js";
 import { holdContent, releaseContent } from "./content.js";
@@ -13,6 +16,7 @@ import { writeCounters } from "./counters.js";
 import { connect, onPool, run, type Db, type Pg } from "./driver.js";
 import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
+import * as events from "./events.js";
 import { purgeIdempotencyKeys } from "./idempotency.js";
 import { RateWindows } from "./rate-windows.js";
 import { PgReads, type CachedConfig } from "./reads.js";
@@ -230,6 +234,68 @@ export class PostgresStore extends BaseStore implements Store {
   async noteTokenUse(tokenId: string, at: string): Promise<void> {
     await onPool(this.pool).run(
       "UPDATE tokens SET last_used_at = $1::text WHERE id = $2::text AND (last_used_at IS NULL OR last_used_at < $1::text)", [at, tokenId]);
+  }
+
+  async eventIdKey(): Promise<string> {
+    const [row] = await onPool(this.pool).run<{ value: string }>("SELECT value FROM instance_keys WHERE name = 'event-ids'");
+    return row!.value;
+  }
+
+  lastEventSeq(blocId: string): Promise<number> {
+    return events.lastEventSeq(onPool(this.pool), blocId);
+  }
+
+  eventsAfter(blocId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+    return events.eventsAfter(onPool(this.pool), blocId, afterSeq, limit);
+  }
+
+  findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined> {
+    return events.findEvent(onPool(this.pool), blocId, seq);
+  }
+
+  listWebhooks(): Promise<Webhook[]> {
+    return events.listWebhooks(onPool(this.pool));
+  }
+
+  findWebhook(id: string): Promise<Webhook | undefined> {
+    return events.findWebhook(onPool(this.pool), id);
+  }
+
+  deleteWebhook(id: string): Promise<boolean> {
+    return events.deleteWebhook(onPool(this.pool), id);
+  }
+
+  listDeliveries(webhookId: string, limit: number, beforeId?: number): Promise<Delivery[]> {
+    return events.listDeliveries(onPool(this.pool), webhookId, limit, beforeId);
+  }
+
+  findDelivery(webhookId: string, id: number): Promise<Delivery | undefined> {
+    return events.findDelivery(onPool(this.pool), webhookId, id);
+  }
+
+  addDeliveries(deliveries: readonly NewDelivery[]): Promise<number> {
+    return events.addDeliveries(onPool(this.pool), deliveries);
+  }
+
+  claimLanes(owner: string, nowMs: number, leaseUntilMs: number, limit: number, busy: readonly string[]): Promise<Lane[]> {
+    return events.claimLanes(onPool(this.pool), owner, nowMs, leaseUntilMs, limit, busy);
+  }
+
+  saveLane(owner: string, webhookId: string, blocId: string, progress: LaneProgress, deliveries: readonly NewDelivery[],
+    leaseUntilMs: number): Promise<boolean> {
+    return events.saveLane(onPool(this.pool), owner, webhookId, blocId, progress, deliveries, leaseUntilMs);
+  }
+
+  retryLaneNow(webhookId: string, blocId: string): Promise<void> {
+    return events.retryLaneNow(onPool(this.pool), webhookId, blocId);
+  }
+
+  pruneEvents(beforeMs: number, limit: number): Promise<number> {
+    return events.pruneEvents(onPool(this.pool), beforeMs, limit);
+  }
+
+  pruneDeliveries(keep: number, limit: number): Promise<number> {
+    return events.pruneDeliveries(onPool(this.pool), keep, limit);
   }
 
   async ping(): Promise<void> {

@@ -2,9 +2,10 @@ import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { CounterDeltas } from "../../domain/counters.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { HistoryEntry, IdempotencyEntry, NewFile, NewRecord, NewToken, Tx } from "../store.js";
+import type { HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import { clearCounters, writeCounters } from "./counters.js";
+import * as events from "./events.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
 import { PgReads, type CachedConfig } from "./reads.js";
@@ -77,6 +78,14 @@ export class PgUnit extends PgReads implements Tx {
   async flushCounters(): Promise<void> {
     await writeCounters(this.db, this.counters);
     this.counters.clear();
+  }
+
+  async appendEvents(blocId: string, list: readonly NewEvent[]): Promise<void> {
+    events.appendEvents(this.db, blocId, list);
+  }
+
+  createWebhook(webhook: Webhook): Promise<void> {
+    return events.createWebhook(this.db, webhook);
   }
 
   createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.configChange().createUser(name, role, createdAt); }

@@ -294,6 +294,67 @@ const MIGRATIONS: readonly Step[] = [
   AFTER UPDATE OF ${TOKEN_CACHED_COLUMNS} ON tokens
   BEGIN UPDATE generation SET n = n + 1 WHERE id = 1; END;
   `,
+  // Events (domain/events.ts): an outbox written in the transaction of each change, numbered
+  // per bloc in commit order; webhooks, one delivery lane per webhook and bloc (claimed by
+  // one process at a time through lease_owner/lease_until_ms), and a log of attempts.
+  `
+  CREATE TABLE event_sequences (
+    bloc_id  TEXT PRIMARY KEY,
+    last_seq INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE events (
+    bloc_id    TEXT NOT NULL,
+    seq        INTEGER NOT NULL,
+    id         TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    created_ms INTEGER NOT NULL,
+    record_id  INTEGER,
+    data       TEXT NOT NULL,
+    PRIMARY KEY (bloc_id, seq)
+  );
+  CREATE TABLE webhooks (
+    id         TEXT PRIMARY KEY,
+    url        TEXT NOT NULL,
+    blocs      TEXT,
+    events     TEXT NOT NULL,
+    secret     TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE webhook_lanes (
+    webhook_id      TEXT NOT NULL,
+    bloc_id         TEXT NOT NULL,
+    delivered_seq   INTEGER NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    first_failed_ms INTEGER,
+    next_attempt_ms INTEGER NOT NULL DEFAULT 0,
+    lease_owner     TEXT,
+    lease_until_ms  INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (webhook_id, bloc_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE webhook_deliveries (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id  TEXT NOT NULL,
+    bloc_id     TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    event_id    TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    attempt     INTEGER NOT NULL,
+    at          TEXT NOT NULL,
+    status_code INTEGER,
+    error       TEXT,
+    duration_ms INTEGER NOT NULL,
+    outcome     TEXT NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+  -- Random keys made once per instance (never copied: a copy makes its own), the same for
+  -- every process on it: 'event-ids' seals the event IDs of live streams (domain/stream-ids.ts).
+  CREATE TABLE instance_keys (
+    name  TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  INSERT INTO instance_keys (name, value) VALUES ('event-ids', lower(hex(randomblob(32))));
+  `,
 ];
 
 /** The version at which every field has its value index (for tests of that upgrade). */

@@ -1,7 +1,8 @@
 import { CounterDeltas } from "../../domain/counters.js";
 import type { GenerationCache } from "../generation-cache.js";
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
-import type { DayCount, HistoryEntry, IdempotencyEntry, Tx, ValueCount } from "../store.js";
+import type { DayCount, HistoryEntry, IdempotencyEntry, NewEvent, Tx, ValueCount, Webhook } from "../store.js";
+import * as events from "./events.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
 import { SqliteRecords } from "./record-queries.js";
@@ -113,5 +114,13 @@ export class SqliteSession extends SqliteRecords implements Tx {
 
   async saveIdempotencyKey(entry: IdempotencyEntry): Promise<void> {
     idempotency.saveIdempotencyKey(this.sql, entry);
+  }
+
+  async appendEvents(blocId: string, list: readonly NewEvent[]): Promise<void> {
+    events.appendEvents(this.sql, blocId, list);
+  }
+
+  async createWebhook(webhook: Webhook): Promise<void> {
+    events.createWebhook(this.sql, webhook);
   }
 }

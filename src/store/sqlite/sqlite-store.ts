@@ -9,12 +9,16 @@ import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import { RequestCounts } from "../request-counts.js";
 import { Transactions } from "../transactions.js";
-import type { BulkImported, Durability, NewRecord, Row, RowSource, Store, StoreReads, TableName, TransactionOptions, Tx } from "../store.js";
+import type {
+  BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
+  TableName, TransactionOptions, Tx, Webhook,
+} from "../store.js";
 import { bulkImport } from "./bulk-import.js";
 import { exportRows, importRows, tableSizes } from "./copy-rows.js";
 import { ConnectionLock } from "./connection-lock.js";
 import { sqliteDurability } from "./durability.js";
 import { translate } from "./errors.js";
+import * as events from "./events.js";
 import { purgeIdempotencyKeys } from "./idempotency.js";
 import { migrate } from "./schema.js";
 import { SqliteSession, writeCounters } from "./session.js";
@@ -125,6 +129,14 @@ export class SqliteStore extends BaseStore implements Store {
     const result = await this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", work));
     await this.durable();
     return result;
+  }
+
+  /**
+   * A write whose caller need not wait for the disk: webhook bookkeeping, which a crash
+   * can only roll back to an earlier position (its events are then sent again).
+   */
+  private bookkeeping<T>(work: () => T): Promise<T> {
+    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", async () => work()));
   }
 
   /** A read, answered once what it may have seen is durable. */
@@ -242,6 +254,69 @@ export class SqliteStore extends BaseStore implements Store {
     return this.write(async () => {
       this.sql.get("UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)").run(at, tokenId, at);
     });
+  }
+
+  eventIdKey(): Promise<string> {
+    return this.read(async () => (this.sql.get("SELECT value FROM instance_keys WHERE name = 'event-ids'").get() as { value: string }).value);
+  }
+
+  lastEventSeq(blocId: string): Promise<number> {
+    return this.read(async () => events.lastEventSeq(this.sql, blocId));
+  }
+
+  eventsAfter(blocId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+    return this.read(async () => events.eventsAfter(this.sql, blocId, afterSeq, limit));
+  }
+
+  findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined> {
+    return this.read(async () => events.findEvent(this.sql, blocId, seq));
+  }
+
+  listWebhooks(): Promise<Webhook[]> {
+    return this.read(async () => events.listWebhooks(this.sql));
+  }
+
+  findWebhook(id: string): Promise<Webhook | undefined> {
+    return this.read(async () => events.findWebhook(this.sql, id));
+  }
+
+  deleteWebhook(id: string): Promise<boolean> {
+    return this.write(async () => events.deleteWebhook(this.sql, id));
+  }
+
+  listDeliveries(webhookId: string, limit: number, beforeId?: number): Promise<Delivery[]> {
+    return this.read(async () => events.listDeliveries(this.sql, webhookId, limit, beforeId));
+  }
+
+  findDelivery(webhookId: string, id: number): Promise<Delivery | undefined> {
+    return this.read(async () => events.findDelivery(this.sql, webhookId, id));
+  }
+
+  addDeliveries(deliveries: readonly NewDelivery[]): Promise<number> {
+    return this.bookkeeping(() => events.addDeliveries(this.sql, deliveries));
+  }
+
+  async claimLanes(owner: string, nowMs: number, leaseUntilMs: number, limit: number, busy: readonly string[]): Promise<Lane[]> {
+    // Most ticks find nothing due: asked with a read, so that they take no write lock.
+    if (!(await this.lock.run(async () => events.claimable(this.sql, nowMs, busy)))) return [];
+    return this.bookkeeping(() => events.claimLanes(this.sql, owner, nowMs, leaseUntilMs, limit, busy));
+  }
+
+  saveLane(owner: string, webhookId: string, blocId: string, progress: LaneProgress, deliveries: readonly NewDelivery[],
+    leaseUntilMs: number): Promise<boolean> {
+    return this.bookkeeping(() => events.saveLane(this.sql, owner, webhookId, blocId, progress, deliveries, leaseUntilMs));
+  }
+
+  retryLaneNow(webhookId: string, blocId: string): Promise<void> {
+    return this.bookkeeping(() => events.retryLaneNow(this.sql, webhookId, blocId));
+  }
+
+  pruneEvents(beforeMs: number, limit: number): Promise<number> {
+    return this.bookkeeping(() => events.pruneEvents(this.sql, beforeMs, limit));
+  }
+
+  pruneDeliveries(keep: number, limit: number): Promise<number> {
+    return this.bookkeeping(() => events.pruneDeliveries(this.sql, keep, limit));
   }
 
   async ping(): Promise<void> {

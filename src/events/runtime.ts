@@ -1,0 +1,69 @@
+import type { Config } from "../config.js";
+import type { Context } from "../domain/context.js";
+import { UnavailableError } from "../domain/errors.js";
+import type { Send } from "../domain/webhooks.js";
+import { WebhookDispatcher } from "./dispatcher.js";
+import { EventFeed } from "./feed.js";
+import { makeSender } from "./sender.js";
+
+export type EventOptions = Pick<Config, "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "webhookDelivery" |
+  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs">;
+
+/**
+ * What a server process runs for events beside its requests: webhook delivery (unless
+ * BLOC_WEBHOOK_DELIVERY=0), the feed its live streams read, and the streams themselves,
+ * so that a stop can end them (an open stream would otherwise hold the stop to its time
+ * limit) before the store closes.
+ */
+export class EventRuntime {
+  readonly feed: EventFeed;
+  readonly send: Send;
+  private readonly dispatcher: WebhookDispatcher | undefined;
+  private readonly streams = new Set<AbortController>();
+  private key: Promise<Buffer> | undefined;
+
+  constructor(private readonly ctx: Context, private readonly options: EventOptions) {
+    this.feed = new EventFeed(ctx, options.eventsPollMs);
+    this.send = makeSender(options.webhookTimeoutMs);
+    if (options.webhookDelivery) {
+      this.dispatcher = new WebhookDispatcher(ctx, this.send, {
+        pollMs: options.eventsPollMs, timeoutMs: options.webhookTimeoutMs, retryMs: options.webhookRetryMs,
+        retryForMs: options.webhookRetryForMs, keepMs: options.eventsKeepHours * 60 * 60 * 1000,
+      });
+      this.dispatcher.start();
+    }
+  }
+
+  /** The instance's key for stream IDs, read once. */
+  eventIdKey(): Promise<Buffer> {
+    this.key ??= this.ctx.store.eventIdKey().then((hex) => Buffer.from(hex, "hex"));
+    this.key.catch(() => { this.key = undefined; });
+    return this.key;
+  }
+
+  /** A slot for one more stream, with what ends it; refused when BLOC_EVENT_STREAMS_MAX are open. */
+  openStream(): AbortController {
+    if (this.streams.size >= this.options.eventStreamsMax) {
+      throw new UnavailableError(`This server holds its most event streams (${this.options.eventStreamsMax}); try again later`);
+    }
+    const stream = new AbortController();
+    this.streams.add(stream);
+    stream.signal.addEventListener("abort", () => this.streams.delete(stream));
+    return stream;
+  }
+
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  /** Ends every open stream (a stop: they are told by the connection closing, and reconnect elsewhere). */
+  endStreams(): void {
+    for (const stream of [...this.streams]) stream.abort();
+  }
+
+  async stop(): Promise<void> {
+    this.endStreams();
+    this.feed.close();
+    await this.dispatcher?.stop();
+  }
+}

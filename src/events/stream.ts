@@ -1,0 +1,134 @@
+import { requireAccess, type BlocAccess, type Principal } from "../domain/access.js";
+import type { Context } from "../domain/context.js";
+import { canSee, RECORD_EVENT_TYPES, type EventRecord, type RecordEventData } from "../domain/events.js";
+import { ServiceError } from "../domain/errors.js";
+import { STATUS_KEY } from "../domain/model.js";
+import { sealEventId } from "../domain/stream-ids.js";
+import { authenticate } from "../domain/tokens.js";
+import type { StoredEvent } from "../store/store.js";
+import type { EventFeed } from "./feed.js";
+
+/** Events read per step of a stream. */
+const BATCH = 100;
+
+/** One subscriber's stream of one bloc. */
+export interface StreamSession {
+  readonly ctx: Context;
+  readonly feed: EventFeed;
+  /** Seals the IDs the stream gives its events (domain/stream-ids.ts). */
+  readonly key: Buffer;
+  /** The bearer secret the stream was opened with: who it acts for is read again before each batch. */
+  readonly secret: string;
+  readonly blocId: string;
+  /** The number of the last event the subscriber has; the stream starts after it. */
+  readonly after: number;
+  /** Opened with an ID this instance cannot open: the subscriber is told it may have missed events. */
+  readonly lost: boolean;
+  readonly keepAliveMs: number;
+  /** Sends text to the subscriber; resolves once it may send more (backpressure). */
+  write(text: string): Promise<void>;
+  /** Aborted when the subscriber goes away or the server stops. */
+  readonly signal: AbortSignal;
+}
+
+const parsed = new WeakMap<StoredEvent, RecordEventData>();
+
+/** A record event's data, parsed once however many streams show it (streams at one position share their reads). */
+function dataOf(event: StoredEvent): RecordEventData {
+  let data = parsed.get(event);
+  if (!data) {
+    data = JSON.parse(event.data) as RecordEventData;
+    parsed.set(event, data);
+  }
+  return data;
+}
+
+/** The record before an update: its values where the update changed them, put back. */
+function before(data: RecordEventData): EventRecord {
+  const record: EventRecord = { ...data.record };
+  for (const [key, { from }] of Object.entries(data.changes ?? {})) record[key] = key === STATUS_KEY ? Number(from) : from;
+  return record;
+}
+
+/**
+ * What a subscriber is shown of an event, or undefined for nothing: events of records
+ * their access lets them see, as their rights stand now. A record an update brought into
+ * their view comes without its changes (the values it had were hidden from them). Who made
+ * the change, and the event's number in the bloc, are shown to admins only.
+ */
+function shown(event: StoredEvent, access: BlocAccess, principal: Principal): string | undefined {
+  if (!RECORD_EVENT_TYPES.includes(event.type)) return undefined;
+  const data = dataOf(event);
+  if (!canSee(access.visibility, data.record)) return undefined;
+  const admin = principal.user.role === "admin";
+  const body: Record<string, unknown> = { id: event.id, type: event.type, blocId: event.blocId, at: event.at };
+  if (admin) { body.seq = event.seq; body.actor = data.actor; }
+  body.record = data.record;
+  if (data.changes && canSee(access.visibility, before(data))) body.changes = data.changes;
+  return JSON.stringify(body);
+}
+
+function frame(id: string, type: string, data: string): string {
+  return `id: ${id}\nevent: ${type}\ndata: ${data}\n\n`;
+}
+
+/**
+ * Streams a bloc's events to one subscriber as Server-Sent Events until it goes away, the
+ * server stops, or its token or access is withdrawn (then an `error` event ends it). Before
+ * each batch, who the stream acts for is authenticated again and their access to the bloc
+ * read afresh, so a revoked token, a removed grant, a narrowed profile or a new
+ * restriction applies from the next event on. Events are read after the subscriber's last
+ * one, never buffered beyond a batch, and written only as fast as the subscriber reads.
+ */
+export async function runStream(s: StreamSession): Promise<void> {
+  const { ctx, feed, blocId, signal } = s;
+  const stop = feed.watch(blocId);
+  let cursor = s.after;
+  let wroteAt = Date.now();
+  const write = async (text: string): Promise<void> => {
+    await s.write(text);
+    wroteAt = Date.now();
+  };
+  const reset = (seq: number): Promise<void> => write(frame(sealEventId(s.key, blocId, seq), "reset",
+    JSON.stringify({ reason: "Some events are no longer kept (or the Last-Event-ID is not this service's): the stream goes on from here" })));
+  try {
+    feed.saw(blocId, cursor);
+    await write(`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ blocId })}\n\n`);
+    if (s.lost) await reset(cursor);
+    while (!signal.aborted) {
+      const batch = await feed.read(blocId, cursor, BATCH);
+      if (batch.length === 0) {
+        const known = feed.known(blocId);
+        if (known > cursor) {
+          // Numbers up to `known` exist: either not yet visible to a shared read begun earlier, or pruned.
+          if ((await ctx.store.eventsAfter(blocId, cursor, 1)).length === 0) { cursor = known; await reset(cursor); }
+          continue;
+        }
+        await feed.changed(blocId, cursor, signal, s.keepAliveMs);
+        if (!signal.aborted && Date.now() - wroteAt >= s.keepAliveMs) await write(": keep-alive\n\n");
+        continue;
+      }
+      if (batch[0]!.seq > cursor + 1) await reset(batch[0]!.seq - 1);
+      let principal: Principal;
+      let access: BlocAccess;
+      try {
+        principal = await authenticate(ctx, s.secret);
+        access = await requireAccess(ctx, principal, blocId, "read");
+      } catch (error) {
+        if (!(error instanceof ServiceError)) throw error;
+        await write(`event: error\ndata: ${JSON.stringify({ error: error.message })}\n\n`);
+        return;
+      }
+      let text = "";
+      for (const event of batch) {
+        const data = shown(event, access, principal);
+        if (data !== undefined) text += frame(sealEventId(s.key, blocId, event.seq), event.type, data);
+        cursor = event.seq;
+      }
+      feed.saw(blocId, cursor);
+      if (text !== "") await write(text);
+    }
+  } finally {
+    stop();
+  }
+}
