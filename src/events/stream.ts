@@ -29,6 +29,8 @@ export interface StreamSession {
   write(text: string): Promise<void>;
   /** Aborted when the subscriber goes away or the server stops. */
   readonly signal: AbortSignal;
+  /** A refusal's words, as the endpoint words it (the HTTP layer's error table). */
+  refusal(error: ServiceError): string;
 }
 
 const parsed = new WeakMap<StoredEvent, RecordEventData>();
@@ -116,7 +118,7 @@ export async function runStream(s: StreamSession): Promise<void> {
         access = await requireAccess(ctx, principal, blocId, "read");
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
-        await write(`event: error\ndata: ${JSON.stringify({ error: error.message })}\n\n`);
+        await write(`event: error\ndata: ${JSON.stringify({ error: s.refusal(error) })}\n\n`);
         return;
       }
       let text = "";

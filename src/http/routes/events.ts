@@ -9,6 +9,7 @@ import { runStream } from "../../events/stream.js";
 import type { EventRuntime } from "../../events/runtime.js";
 import { bearerSecret, currentPrincipal } from "../auth.js";
 import { errorResponses } from "../error-schemas.js";
+import { errorReply } from "../error-shapes.js";
 import { Id } from "./admin-schemas.js";
 
 /** A comment line this often on a quiet stream keeps proxies and load balancers from closing it. */
@@ -59,7 +60,7 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
     void runStream({
       ctx, feed: runtime.feed, key, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
       lost: resumeFrom !== undefined && resumeFrom !== "" && resumed === undefined, keepAliveMs: KEEP_ALIVE_MS,
-      write, signal: stream.signal,
+      write, signal: stream.signal, refusal: (error) => Object.values(errorReply("events", error).body)[0] ?? error.message,
     }).catch((error: unknown) => request.log.error({ err: error }, "event stream failed"))
       .finally(() => stream.abort());
     return reply
