@@ -9,13 +9,16 @@ import { startProcess } from "../test/support/process.js";
 import { load, type Load } from "./measure.js";
 import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc } from "./seed.js";
+import { eventsRatio, measureEvents } from "./events.js";
 
 /*
  * add-data alone, to iterate on it: `node dist/bench/add-data.js [--store postgres]
  * [--rounds 3] [--seconds 3]`. Each round measures the reference (the bare Fastify route;
  * on PostgreSQL also the bare driver loop) and then add-data, back to back, so that each
  * ratio compares figures taken under the same load of a shared machine; the medians of
- * the rounds are printed at the end. `BLOC_BENCH_SERVER_NODE_OPTIONS` is passed to the
+ * the rounds are printed at the end. With `--events`, add-data alone and with one webhook
+ * and one live stream attached, in alternating rounds (bench/events.ts), instead.
+ * `BLOC_BENCH_SERVER_NODE_OPTIONS` is passed to the
  * server process (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 
@@ -61,6 +64,18 @@ async function main(): Promise<void> {
     };
     const nodeOptions = process.env.BLOC_BENCH_SERVER_NODE_OPTIONS;
     const server = await startProcess({ ...env, BLOC_LOG_LEVEL: "warn", ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, dir);
+    if (process.argv.includes("--events")) {
+      try {
+        const run = await measureEvents((p) => `${server.url}${p}`, admin, blocId, { scanStationID: blocId, dataToAdd: JSON.stringify(scan) },
+          CONNECTIONS, SECONDS, ROUNDS, dir);
+        process.stdout.write(`${STORE}: add-data alone ${run.without.map((l) => Math.round(l.rps)).join(", ")} req/s; with a webhook and a ` +
+          `live stream ${run.with.map((l) => Math.round(l.rps)).join(", ")} req/s; ratio ${eventsRatio(run).toFixed(2)}; ` +
+          `${run.delivered} deliveries acknowledged and ${run.streamed} events streamed during those rounds\n`);
+      } finally {
+        await server.stop();
+      }
+      return;
+    }
     const ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, dir, path.join(here, "ceiling-server.js"));
     const rows: { ceil: Load; driver?: DriverCeiling; add: Load; ceilCpu: number; addCpu: number }[] = [];
     /** The load's figures and the server's CPU time per answered request, in µs. */

@@ -188,7 +188,15 @@ test(`a backup taken under write load restores to the source as it was at the ba
       assert.ok(restoredRecords.some((row) => !acknowledgedBefore.includes(data(row).field_1!) && data(row).field_1!.startsWith("t-")),
         "adds made while the backup ran are in it too: it was taken under load");
       assert.deepEqual(await allRows(to, "files"), (await allRows(from, "files")).filter((row) => Number(row.record_id) <= N));
-      const derived: readonly TableName[] = ["records", "files", "day_counts", "value_totals", "period_values", "sequences"];
+      const derived: readonly TableName[] = ["records", "files", "day_counts", "value_totals", "period_values", "sequences",
+        "events", "event_sequences"];
+      // Each change's event is in the same transaction as the change: the backup holds the events of its records, no more.
+      const restoredEvents = (await allRows(to, "events")).filter((row) => row.type === "record.added" && row.bloc_id === "hot");
+      assert.deepEqual(restoredEvents.map((row) => Number(row.record_id)).sort((a, b) => a - b),
+        restoredRecords.filter((row) => row.bloc_id === "hot").map((row) => Number(row.id)).sort((a, b) => a - b),
+        "one record.added event per restored record of the hot bloc");
+      const hotSeq = (await allRows(to, "event_sequences")).find((row) => row.bloc_id === "hot");
+      assert.equal(Number(hotSeq?.last_seq), Math.max(...(await allRows(to, "events")).filter((row) => row.bloc_id === "hot").map((row) => Number(row.seq))));
       for (const table of TABLES.filter((name) => !derived.includes(name))) {
         assert.deepEqual(await allRows(to, table), await allRows(from, table), `${table} restored as it was`);
       }

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { call } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess } from "./support/process.js";
+import { Receiver, signedWith } from "./support/receiver.js";
 
 /** Runs `bloc-data <args>` in cwd, expects exit 0 and returns the JSON it printed. */
 function cliIn(env: Record<string, string>, cwd: string): (...args: string[]) => Promise<any> {
@@ -203,6 +204,48 @@ test("bloc-data init makes one admin however often it runs; --new-admin makes an
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^bloc-data: User "424242" does not exist/);
   } finally {
+    await remove();
+  }
+});
+
+test("bloc-data webhook add, list, deliveries and remove: a webhook made by the CLI is served by the server", async () => {
+  const { cwd, databaseUrl, remove } = await freshWorkspace("cli-webhook", "./store");
+  const env = { DATABASE_URL: databaseUrl, BLOC_EVENTS_POLL_MS: "100" };
+  const cli = cliIn(env, cwd);
+  const receiver = await Receiver.start();
+  try {
+    const init = await cli("init");
+    const bloc = await cli("bloc", "add", "Scans", "--field", "Part");
+    const made = await cli("webhook", "add", receiver.url, "--blocs", bloc.id, "--events", "record.added,bloc.updated",
+      "--secret", "cli-webhook-secret-1234");
+    assert.deepEqual({ ...made, id: "", createdAt: "" }, {
+      id: "", url: receiver.url, blocs: [bloc.id], events: ["record.added", "bloc.updated"], createdAt: "", secret: "cli-webhook-secret-1234",
+    });
+    assert.deepEqual((await cli("webhook", "list")).webhooks.map((w: { id: string; secret?: string }) => [w.id, w.secret]), [[made.id, undefined]]);
+    // A config change made by the CLI is an event too, in the same transaction as the change.
+    await cli("field", "add", bloc.id, "Line");
+
+    const server = await startProcess(env, cwd);
+    try {
+      const added = await call(server.url, "POST", "/api/add-data", {
+        token: init.token, json: { scanStationID: bloc.id, dataToAdd: { field_1: "P-1" } },
+      });
+      assert.equal(added.status, 200, added.text);
+      await receiver.until(() => receiver.acknowledged.length === 2, "2 events acknowledged");
+    } finally {
+      await server.stop();
+    }
+    assert.deepEqual(receiver.received.map((r) => r.body.type), ["bloc.updated", "record.added"]);
+    assert.ok(receiver.received.every((r) => signedWith("cli-webhook-secret-1234", r)));
+    const log = (await cli("webhook", "deliveries", made.id, "--limit", "5")).deliveries;
+    assert.deepEqual(log.map((d: { type: string; outcome: string }) => [d.type, d.outcome]), [["record.added", "delivered"], ["bloc.updated", "delivered"]]);
+    assert.deepEqual(await cli("webhook", "remove", made.id), { removed: made.id });
+    assert.deepEqual((await cli("webhook", "list")).webhooks, []);
+    const bad = await runToEnd(CLI_ENTRY, ["webhook", "add", "ftp://nowhere/"], env, cwd);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^bloc-data: url must be an http:\/\/ or https:\/\/ URL/);
+  } finally {
+    await receiver.close();
     await remove();
   }
 });

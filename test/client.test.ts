@@ -335,3 +335,55 @@ test("another package imports the client by name and type-checks against its dec
     await fs.rm(dir, { recursive: true, force: true });
   }
 });
+
+describe("client: events", () => {
+  test("webhook admin methods, and a live stream read with events(), resumed with lastEventId", async () => {
+    const hook = await admin.admin.createWebhook({ url: "http://127.0.0.1:9/hook", blocs: [blocId], events: ["record.added"] });
+    assert.equal(hook.url, "http://127.0.0.1:9/hook");
+    assert.ok(hook.secret.length >= 40, "a generated secret, shown once");
+    assert.deepEqual((await admin.admin.listWebhooks()).map((w) => w.id), [hook.id]);
+
+    const stop = new AbortController();
+    const seen: string[] = [];
+    let lastId: string | undefined;
+    const reading = (async () => {
+      for await (const event of admin.events(blocId, { signal: stop.signal })) {
+        seen.push(String(event.data.record?.field_1));
+        lastId = event.id;
+        if (seen.length === 2) stop.abort();
+      }
+    })();
+    // The stream starts from now: wait until it is open before adding.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await admin.addData({ scanStationID: blocId, dataToAdd: { field_1: "streamed 1" } });
+    await admin.addData({ scanStationID: blocId, dataToAdd: { field_1: "streamed 2" } });
+    await reading;
+    assert.deepEqual(seen, ["streamed 1", "streamed 2"]);
+
+    await admin.addData({ scanStationID: blocId, dataToAdd: { field_1: "missed" } });
+    const resumed = new AbortController();
+    for await (const event of admin.events(blocId, { lastEventId: lastId!, signal: resumed.signal })) {
+      assert.equal(event.type, "record.added");
+      assert.equal(event.data.record?.field_1, "missed");
+      resumed.abort();
+    }
+
+    // The unreachable receiver has failed attempts logged by now, or soon.
+    let deliveries = await admin.admin.webhookDeliveries(hook.id, { limit: 5 });
+    for (let i = 0; deliveries.length === 0 && i < 100; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      deliveries = await admin.admin.webhookDeliveries(hook.id, { limit: 5 });
+    }
+    assert.equal(deliveries[0]!.outcome, "failed");
+    assert.equal(deliveries[0]!.statusCode, null);
+    const resent = await admin.admin.resendDelivery(hook.id, deliveries[0]!.id);
+    assert.equal(resent.outcome, "resend-failed");
+    await admin.admin.removeWebhook(hook.id);
+    assert.deepEqual(await admin.admin.listWebhooks(), []);
+
+    const stranger = new BlocClient({ url: server.url, token: "not-a-token" });
+    const refused = await refusal((async () => { for await (const _ of stranger.events(blocId)) break; })());
+    assert.equal(refused.status, 401);
+    stranger.close();
+  });
+});

@@ -23,6 +23,8 @@ test("defaults are the documented ones", () => {
       maxResultLimit: 1000, maxReportPage: 10_000, maxParts: 50,
       requestTimeoutMs: 30_000, uploadTimeoutMs: 600_000, headersTimeoutMs: 10_000, idleTimeoutMs: 72_000,
       corsOrigins: [], metricsToken: undefined,
+      eventsPollMs: 250, eventsKeepHours: 72, eventStreamsMax: 1000, webhookDelivery: true,
+      webhookTimeoutMs: 10_000, webhookRetryMs: 1_000, webhookRetryForMs: 24 * 60 * 60 * 1000,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -38,6 +40,9 @@ const BAD: readonly [string, string][] = [
   ["BLOC_DEBUG", "yes"],
   ["BLOC_MAX_FILE_BYTES", "25MB"],
   ["BLOC_FIELD_COUNTS_LIMIT", "-1"],
+  ["BLOC_EVENTS_POLL_MS", "0"],
+  ["BLOC_WEBHOOK_DELIVERY", "no"],
+  ["BLOC_WEBHOOK_TIMEOUT_MS", "10s"],
   ["WORKERS", "0"],
   ["WORKERS", "65"],
   ["WORKERS", "two"],

@@ -42,8 +42,12 @@ let keyedAdd: { token: string; json: unknown; headers: Record<string, string> };
 /** A record whose history holds an update. */
 let updatedId: number;
 
+/**
+ * Servers that read a store to compare it deliver no webhooks: a delivery attempt would
+ * add to its log. Only the server that builds the source does (buildSource).
+ */
 function serverEnv(databaseUrl: string): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, BLOC_FILES_DIR: path.join(dir, "files") };
+  return { DATABASE_URL: databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_WEBHOOK_DELIVERY: "0" };
 }
 
 async function ok(reply: Promise<Reply>, status = 200): Promise<Reply> {
@@ -122,7 +126,7 @@ function copy(from: string, to: string): Promise<{ code: number | null; stdout: 
 /** Builds the source: configuration and a few hundred records over HTTP, 100,000 through the store. */
 async function buildSource(): Promise<void> {
   const started = Date.now();
-  const source = await startProcess({ ...serverEnv(urls.source), BLOC_ADMIN_TOKEN: ADMIN }, dir);
+  const source = await startProcess({ ...serverEnv(urls.source), BLOC_ADMIN_TOKEN: ADMIN, BLOC_WEBHOOK_DELIVERY: "1" }, dir);
   try {
     const admin = (method: string, p: string, json?: unknown, status = 200): Promise<Reply> =>
       ok(call(source.url, method, p, { token: ADMIN, ...(json === undefined ? {} : { json }) }), status);
@@ -136,6 +140,8 @@ async function buildSource(): Promise<void> {
       ],
     }, 201);
     await admin("PATCH", "/api/admin/blocs/scans", { moduleId: module.json.id, scanLimit: 1_000_000 });
+    // A webhook whose receiver refuses connections: its lane, and failed attempts in its log.
+    const webhook = await admin("POST", "/api/admin/webhooks", { url: "http://127.0.0.1:9/hook", blocs: ["scans"], secret: "copy-test-webhook-secret" }, 201);
     await admin("POST", "/api/admin/blocs", { name: "Team notes", id: "team-notes", fields: [{ name: "Note" }], restriction: "own" }, 201);
     const user = async (name: string, profile: string[]): Promise<string> => {
       const id = (await admin("POST", "/api/admin/users", { name, role: "member" }, 201)).json.id as string;
@@ -184,6 +190,10 @@ async function buildSource(): Promise<void> {
     const read = await admin("GET", "/api/get-data", { blocId: "scans", resultLimit: 1 });
     fileRef = read.json.data["0"].field_5 as string;
     assert.ok(fileRef !== "", "the uploaded file's reference");
+    for (let waited = 0; (await admin("GET", `/api/admin/webhooks/${webhook.json.id}/deliveries`)).json.deliveries.length === 0; waited += 50) {
+      assert.ok(waited < 20_000, "a delivery attempt is logged");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   } finally {
     await source.stop();
   }

@@ -6,6 +6,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { errorResponses } from "../src/http/error-schemas.js";
 import { AddDataAnswer, GetDataAnswer, ReportAnswer, UpdateAnswer } from "../src/http/routes/record-schemas.js";
 import { Bloc, History, IssuedToken, Me, User } from "../src/http/routes/admin-responses.js";
+import { CreatedWebhook, DeliveryList, WebhookList } from "../src/http/routes/admin-webhooks.js";
 import { addBloc, addMember, startServer, type TestServer } from "./support/server.js";
 
 /**
@@ -82,6 +83,9 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "PUT /api/admin/blocs/:blocId/access/roles/:roleId": "200", "DELETE /api/admin/blocs/:blocId/access/roles/:roleId": "204",
   "PUT /api/admin/blocs/:blocId/restrictions/:userId": "200", "DELETE /api/admin/blocs/:blocId/restrictions/:userId": "204",
   "GET /api/admin/blocs/:blocId/records/:recordId/history": "200",
+  "GET /api/events": "200",
+  "POST /api/admin/webhooks": "201", "GET /api/admin/webhooks": "200", "DELETE /api/admin/webhooks/:webhookId": "204",
+  "GET /api/admin/webhooks/:webhookId/deliveries": "200", "POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/resend": "200",
 };
 
 const openapiPath = (path: string): string => path.replace(/:(\w+)/g, "{$1}");
@@ -173,6 +177,11 @@ describe("the documented response schemas describe real answers", () => {
     check("user", User, 201, await server.call("POST", "/api/admin/users", { json: { name: "Checked" } }));
     check("token", IssuedToken, 201, await server.call("POST", `/api/admin/users/${member.id}/tokens`, { json: {} }));
     check("history", History, 200, await server.call("GET", `/api/admin/blocs/${blocId}/records/${added.json.returnedStationID}/history`));
+    const webhook = await server.call("POST", "/api/admin/webhooks", { json: { url: "http://127.0.0.1:9/", blocs: [blocId] } });
+    check("webhook", CreatedWebhook, 201, webhook);
+    check("webhooks", WebhookList, 200, await server.call("GET", "/api/admin/webhooks"));
+    check("deliveries", DeliveryList, 200, await server.call("GET", `/api/admin/webhooks/${webhook.json.id}/deliveries`));
+    check("events refusal", errorResponses("events")[401]!, 401, await server.call("GET", `/api/events?blocId=${blocId}`, { token: (await addMember(server)).token }));
     check("get-data refusal", errorResponses("get-data")[401]!, 401, await server.call("GET", "/api/get-data", { token: (await addMember(server)).token, json: { blocId } }));
     check("update refusal", errorResponses("update-records")[400]!, 400, await server.call("POST", "/api/update-records-by-matching-values", { json: { blocId, fieldsToUpdate: { nope: 1 }, searchItems: { field_1: "x" } } }));
     for (const [name, schema, , reply] of checks) {

@@ -110,6 +110,8 @@ test("the README's examples run as written, in order, on a fresh store", {
     assert.match(output, /^bloc_records_added_total \d+/m);
     assert.match(output, /^walked \d+ records$/m);
     assert.match(output, /"added": 2/);
+    assert.match(output, /verified record\.added #\d+ of scans: \{"service_entry_row_id":\d+,.*"field_1":"P-500"/, "the receiver verified a delivery");
+    assert.match(await fs.readFile(path.join(cwd, "live.txt"), "utf8"), /^event: record\.added\ndata: .*"P-501"/m, "the live stream carried the add");
     const report = await fs.readFile(path.join(cwd, "report.xlsx"));
     assert.equal(report.subarray(0, 2).toString(), "PK", "report.xlsx is a zip (an .xlsx)");
     assert.equal(await fs.readFile(path.join(cwd, "downloads", "photo.jpg"), "utf8"), "not really a JPEG\n");

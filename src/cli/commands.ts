@@ -12,6 +12,7 @@ import {
 import { issueToken, revokeToken } from "../domain/tokens.js";
 import { createUser, describeUser } from "../domain/users.js";
 import { listTokens, listUsers } from "../domain/admin-listing.js";
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "../domain/webhooks.js";
 import { schemaVersion } from "../store/open-store.js";
 
 export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default sqlite:./data/bloc.db)
@@ -44,6 +45,11 @@ export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default
   restrict <blocId> <userId> <none|own|hidden|default>
                                                    a user's restriction on a bloc (default: the bloc's)
   history <blocId> <recordId>                      what each update changed in a record, oldest first
+  webhook add <url> [--blocs ID,ID] [--events record.added,record.updated,bloc.updated,access.updated]
+              [--secret S]                         a webhook (every bloc without --blocs); prints its secret once
+  webhook list                                     every webhook (never a secret)
+  webhook remove <webhookId>                       remove a webhook
+  webhook deliveries <webhookId> [--limit N]       its delivery attempts, newest first (default 20)
   copy --from <url> --to <url> [--batch N]         copy a whole instance into a new, empty database (any
                                                    engines; stop writers first); progress on stderr, JSON on stdout
   backup <file> [--skip-files]                     write a consistent backup of the store and its uploaded files to
@@ -68,6 +74,9 @@ export interface Options {
   readonly restriction?: string | undefined;
   readonly "profile-filter"?: string | undefined;
   readonly "new-admin"?: boolean | undefined;
+  readonly events?: string | undefined;
+  readonly secret?: string | undefined;
+  readonly limit?: string | undefined;
 }
 
 function arg(positionals: readonly string[], index: number, what: string): string {
@@ -197,6 +206,20 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
     }
     case "history":
       return recordHistory(ctx, at(1, "<blocId>"), at(2, "<recordId>"));
+    case "webhook add":
+      return createWebhook(ctx, {
+        url: at(2, "<url>"), blocs: list(options.blocs), events: list(options.events) ?? undefined, secret: options.secret,
+      });
+    case "webhook list":
+      return { webhooks: await listWebhooks(ctx) };
+    case "webhook remove":
+      await deleteWebhook(ctx, at(2, "<webhookId>"));
+      return { removed: positionals[2] };
+    case "webhook deliveries": {
+      const limit = options.limit ?? "20";
+      if (!/^\d{1,4}$/.test(limit) || Number(limit) < 1 || Number(limit) > 1000) throw new UsageError("--limit must be 1 to 1000");
+      return { deliveries: await listDeliveries(ctx, at(2, "<webhookId>"), Number(limit)) };
+    }
     default:
       throw new UsageError(`unknown command "${positionals.join(" ")}"`);
   }

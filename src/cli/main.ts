@@ -34,6 +34,9 @@ async function main(argv: string[]): Promise<void> {
       batch: { type: "string" },
       "skip-files": { type: "boolean" },
       "new-admin": { type: "boolean" },
+      events: { type: "string" },
+      secret: { type: "string" },
+      limit: { type: "string" },
       help: { type: "boolean", short: "h" },
       // Data commands (data-commands.ts).
       url: { type: "string" },

@@ -1,4 +1,5 @@
 import type { Transport } from "./transport.js";
+import type { Webhook, WebhookDelivery, WebhookInput } from "./events.js";
 import type {
   Bloc, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
   RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole,
@@ -129,6 +130,35 @@ export class BlocAdmin {
   /** The user goes back to the bloc's default restriction. */
   removeRestriction(blocId: BlocId, userId: string): Promise<void> {
     return this.remove(`/blocs/${seg(blocId)}/restrictions/${seg(userId)}`);
+  }
+
+  // Webhooks
+
+  /** A webhook; its signing secret (`secret`) is shown here only. */
+  createWebhook(input: WebhookInput): Promise<Webhook & { secret: string }> {
+    return this.write("POST", "/webhooks", input);
+  }
+
+  async listWebhooks(): Promise<Webhook[]> {
+    return (await this.get<{ webhooks: Webhook[] }>("/webhooks")).webhooks;
+  }
+
+  removeWebhook(webhookId: string): Promise<void> {
+    return this.remove(`/webhooks/${seg(webhookId)}`);
+  }
+
+  /** A webhook's delivery attempts, newest first; `before` (a delivery ID) reads the next page. */
+  async webhookDeliveries(webhookId: string, options: { limit?: number; before?: number } = {}): Promise<WebhookDelivery[]> {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set("limit", String(options.limit));
+    if (options.before !== undefined) query.set("before", String(options.before));
+    const suffix = query.size > 0 ? `?${query}` : "";
+    return (await this.get<{ deliveries: WebhookDelivery[] }>(`/webhooks/${seg(webhookId)}/deliveries${suffix}`)).deliveries;
+  }
+
+  /** Sends a logged delivery's event again, now; the new attempt is returned (and logged). */
+  async resendDelivery(webhookId: string, deliveryId: number): Promise<WebhookDelivery> {
+    return (await this.write<{ delivery: WebhookDelivery }>("POST", `/webhooks/${seg(webhookId)}/deliveries/${deliveryId}/resend`, undefined)).delivery;
   }
 
   // History

@@ -4,10 +4,11 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
+import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
 import { Transport } from "./transport.js";
 import type {
-  AddDataInput, AddDataResult, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
+  AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
   UpdateInput,
 } from "./types.js";
 
@@ -133,6 +134,14 @@ export class BlocClient {
       if (result.records.length > 0) yield result;
       if (result.records.length < pageSize || page * pageSize >= result.count) return;
     }
+  }
+
+  /**
+   * A bloc's record events, live, as they are committed (GET /api/events): only those of
+   * records this token may see. Resume after a disconnection with the last event's `id`.
+   */
+  events(blocId: BlocId, options?: StreamOptions): AsyncGenerator<StreamEvent> {
+    return streamEvents(this.transport, blocId, options);
   }
 
   /** Every matching record, page after page (see `pages`). */

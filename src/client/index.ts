@@ -7,4 +7,5 @@ export { BlocAdmin } from "./admin.js";
 export { BlocApiError } from "./errors.js";
 export { guardCsvCell, unguardCsvCell } from "./csv.js";
 export type { UploadFile } from "./multipart.js";
+export type { EventType, StreamEvent, StreamOptions, Webhook, WebhookDelivery, WebhookInput } from "./events.js";
 export type * from "./types.js";

@@ -20,7 +20,7 @@ const WebhookBody = Type.Object({
 const WebhookInfo = Type.Object({
   id: Type.String(), url: Type.String(), blocs: Nullable(Type.Array(Type.String())), events: Type.Array(EventType), createdAt: Stamp,
 }, { additionalProperties: false });
-const CreatedWebhook = Type.Object({
+export const CreatedWebhook = Type.Object({
   ...WebhookInfo.properties,
   secret: Type.String({ description: "the signing secret, shown this once" }),
 }, { additionalProperties: false });
@@ -31,6 +31,9 @@ const Delivery = Type.Object({
   at: Stamp, statusCode: Nullable(Type.Integer()), error: Nullable(Type.String()), durationMs: Type.Integer(),
   outcome: Type.Union(["delivered", "failed", "gave-up", "resent", "resend-failed"].map((o) => Type.Literal(o))),
 }, { additionalProperties: false });
+
+export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookInfo) }, { additionalProperties: false });
+export const DeliveryList = Type.Object({ deliveries: Type.Array(Delivery) }, { additionalProperties: false });
 
 const WebhookParams = Type.Object({ webhookId: Id });
 const DeliveryParams = Type.Object({ webhookId: Id, deliveryId: Id });
@@ -47,7 +50,7 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: Context, send: Sen
   }, async (request, reply) => reply.status(201).send(await createWebhook(ctx, request.body)));
 
   app.get("/api/admin/webhooks", {
-    schema: { tags, summary: "Every webhook (never its secret)", response: answers(200, Type.Object({ webhooks: Type.Array(WebhookInfo) })) },
+    schema: { tags, summary: "Every webhook (never its secret)", response: answers(200, WebhookList) },
   }, async () => ({ webhooks: await listWebhooks(ctx) }));
 
   app.delete<{ Params: Static<typeof WebhookParams> }>("/api/admin/webhooks/:webhookId", {
@@ -60,7 +63,7 @@ export function adminWebhookRoutes(app: FastifyInstance, ctx: Context, send: Sen
   app.get<{ Params: Static<typeof WebhookParams>; Querystring: Static<typeof DeliveriesQuery> }>("/api/admin/webhooks/:webhookId/deliveries", {
     schema: {
       tags, summary: "A webhook's delivery attempts, newest first (the newest 10,000 are kept)",
-      params: WebhookParams, querystring: DeliveriesQuery, response: answers(200, Type.Object({ deliveries: Type.Array(Delivery) })),
+      params: WebhookParams, querystring: DeliveriesQuery, response: answers(200, DeliveryList),
     },
   }, async (request) => ({
     deliveries: await listDeliveries(ctx, request.params.webhookId, Number(request.query.limit ?? 100),
