@@ -1,4 +1,3 @@
-import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startProcess } from "../test/support/process.js";
@@ -15,7 +14,7 @@ export interface EventsRun {
   readonly streamed: number;
 }
 
-const median = (values: readonly number[]): number => {
+export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
@@ -34,29 +33,17 @@ async function json(url: string, method: string, token: string, body?: unknown):
   return { status: response.status, json: text === "" ? undefined : JSON.parse(text) };
 }
 
-/** A live stream held open by this process, counting the record events it receives. */
-function listen(url: string, token: string): { count(): number; close(): void } {
-  let events = 0;
-  const request = http.get(url, { headers: { authorization: `Bearer ${token}`, accept: "text/event-stream" } }, (response) => {
-    response.setEncoding("utf8");
-    response.on("data", (chunk: string) => { events += chunk.split("event: record.").length - 1; });
-    response.on("error", () => undefined);
-  });
-  request.on("error", () => undefined);
-  return { count: () => events, close: () => request.destroy() };
-}
-
 /**
- * add-data's throughput alone and with one webhook (to a receiver process on this
- * machine that acknowledges at once) and one live stream (held by this process, as a
- * dashboard's would be, by the admin so that every event is shown), in alternating
- * rounds so that both face the same machine. Each round with listeners attaches them
- * afresh, so that it starts with no backlog.
+ * add-data's throughput alone and with one webhook and one live stream attached (both held
+ * by a process of their own, bench/listeners.ts, as real receivers and dashboards would be;
+ * the stream is the admin's, so every event is shown), in alternating rounds so that both
+ * face the same machine. Each round with listeners attaches them afresh, so that it starts
+ * with no backlog.
  */
 export async function measureEvents(api: (p: string) => string, admin: string, blocId: string, body: unknown,
   connections: number, seconds: number, rounds: number, cwd: string): Promise<EventsRun> {
-  const receiver = await startProcess({}, cwd, path.join(here, "webhook-receiver.js"));
-  const count = async (): Promise<number> => Number(await (await fetch(receiver.url)).text());
+  const receiver = await startProcess({}, cwd, path.join(here, "listeners.js"));
+  const counts = async (): Promise<{ delivered: number; streamed: number }> => (await fetch(receiver.url)).json() as Promise<{ delivered: number; streamed: number }>;
   const adds = (): Promise<Load> => load({ url: api("/api/add-data"), method: "POST", token: admin, connections, seconds, body });
   const without: Load[] = [];
   const withListeners: Load[] = [];
@@ -67,12 +54,15 @@ export async function measureEvents(api: (p: string) => string, admin: string, b
       without.push(await adds());
       const hook = await json(api("/api/admin/webhooks"), "POST", admin, { url: `${receiver.url}/hook`, blocs: [blocId] });
       if (hook.status !== 201) throw new Error(`creating the webhook answered ${hook.status}`);
-      const stream = listen(api(`/api/events?blocId=${encodeURIComponent(blocId)}`), admin);
-      const before = await count();
+      await fetch(`${receiver.url}/stream`, {
+        method: "POST", body: JSON.stringify({ url: api(`/api/events?blocId=${encodeURIComponent(blocId)}`), token: admin }),
+      });
+      const before = await counts();
       withListeners.push(await adds());
-      delivered += (await count()) - before;
-      streamed += stream.count();
-      stream.close();
+      const after = await counts();
+      delivered += after.delivered - before.delivered;
+      streamed += after.streamed - before.streamed;
+      await fetch(`${receiver.url}/stream`, { method: "DELETE" });
       await json(api(`/api/admin/webhooks/${hook.json.id}`), "DELETE", admin);
     }
   } finally {

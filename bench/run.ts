@@ -10,6 +10,7 @@ import { setGrant, setProfile, setRestriction, grantOf } from "../src/domain/acc
 import { issueToken } from "../src/domain/tokens.js";
 import { startProcess } from "../test/support/process.js";
 import { download, latency, load, memoryMb, resetPeak, type Load } from "./measure.js";
+import { eventsRatio, measureEvents, median } from "./events.js";
 import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
@@ -193,6 +194,9 @@ async function main(): Promise<void> {
       if (pg) stopSampling = sampleSessions(pg.name).stop;
     });
     const addWaits = stopSampling ? await stopSampling() : undefined;
+    say("add-data with a webhook and a live stream attached, alternating with add-data alone…");
+    const events = await measureEvents(api, admin, blocs.adds, { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
+      CONNECTIONS, SECONDS, 3, dir);
     say("get-data…");
     const page1Small = await read({ blocId: blocs.small });
     const page1Large = await read({ blocId: blocs.large });
@@ -253,6 +257,14 @@ async function main(): Promise<void> {
           : `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to ceiling ${(add.rps / ceil.rps).toFixed(2)}`,
         target: driver ? "ratio to driver ceiling ≥ 0.50" : "ratio ≥ 0.50", met: add.rps / addReference.rps >= 0.5,
       },
+      {
+        name: `add-data with one webhook and one live stream attached, ${CONNECTIONS} connections`,
+        value: `${Math.round(median(events.with.map((l) => l.rps))).toLocaleString("en")} req/s against ` +
+          `${Math.round(median(events.without.map((l) => l.rps))).toLocaleString("en")} alone (medians of 3 alternating rounds); ` +
+          `ratio ${eventsRatio(events).toFixed(2)}; ${events.delivered.toLocaleString("en")} deliveries acknowledged and ` +
+          `${events.streamed.toLocaleString("en")} events streamed meanwhile`,
+        target: "ratio ≥ 0.80", met: eventsRatio(events) >= 0.8,
+      },
     ];
     const figures: Figure[] = [
       ...seeding,
@@ -292,7 +304,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, events, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {

@@ -25,6 +25,8 @@ const BATCH = 100;
 /** A lane's progress is written at least this often while it delivers, and at most this many attempts later. */
 const SAVE_EVERY_MS = 200;
 const SAVE_EVERY_ATTEMPTS = 200;
+/** How long after a commit lanes not held here are looked for: commits close together are looked for once. */
+const SIGNAL_COALESCE_MS = 20;
 /** How often kept events and delivery logs are pruned. */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 10_000;
@@ -46,6 +48,8 @@ export class WebhookDispatcher {
   private readonly perWebhook = new Map<string, number>();
   private readonly aborts = new AbortController();
   private readonly leaseMs: number;
+  private readonly waiting = new Map<string, Set<() => void>>();
+  private pendingTick: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private pruner: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
@@ -60,7 +64,7 @@ export class WebhookDispatcher {
   }
 
   start(): void {
-    this.unlisten = this.ctx.events.listen(() => this.wake());
+    this.unlisten = this.ctx.events.listen((blocId) => this.signalled(blocId));
     this.timer = setInterval(() => this.wake(), this.options.pollMs);
     this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.timer.unref();
@@ -72,10 +76,43 @@ export class WebhookDispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.pendingTick);
     clearInterval(this.pruner);
     this.unlisten?.();
     this.aborts.abort();
     await Promise.allSettled([...this.running.values()]);
+  }
+
+  /**
+   * A commit of this process appended events of a bloc: its lanes waiting here for more go
+   * on at once, and lanes not held here are looked for shortly (commits close together are
+   * looked for once, not once each).
+   */
+  private signalled(blocId: string): void {
+    for (const wake of [...this.waiting.get(blocId) ?? []]) wake();
+    this.pendingTick ??= setTimeout(() => {
+      this.pendingTick = undefined;
+      this.wake();
+    }, SIGNAL_COALESCE_MS);
+  }
+
+  /** Resolves when this process commits events of the bloc, after `ms`, or at a stop, whichever comes first. */
+  private waitForEvents(blocId: string, ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiters = this.waiting.get(blocId) ?? new Set<() => void>();
+      this.waiting.set(blocId, waiters);
+      const done = (): void => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0) this.waiting.delete(blocId);
+        this.aborts.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+      this.aborts.signal.addEventListener("abort", done);
+    });
   }
 
   /** Looks for lanes to deliver now; calls that arrive while one looks make it look again once. */
@@ -143,6 +180,7 @@ export class WebhookDispatcher {
     return {
       ctx: this.ctx, send: this.send, options: this.options, owner: this.owner, leaseMs: this.leaseMs,
       signal: this.aborts.signal, stopped: () => this.stopped,
+      waitForEvents: (blocId, ms) => this.waitForEvents(blocId, ms),
     };
   }
 }
@@ -155,6 +193,7 @@ interface LaneContext {
   readonly leaseMs: number;
   readonly signal: AbortSignal;
   stopped(): boolean;
+  waitForEvents(blocId: string, ms: number): Promise<void>;
 }
 
 /** One claim of one lane: delivers its events in order until it is caught up, must wait, or is stopped. */
@@ -165,10 +204,12 @@ class LaneRun {
   private firstFailedMs: number | null;
   private log: NewDelivery[] = [];
   private savedAt = Date.now();
+  private savedSeq: number;
 
   constructor(dispatcher: WebhookDispatcher, private readonly lane: Lane, private leaseUntilMs: number) {
     this.env = dispatcher.lanes;
     this.deliveredSeq = lane.deliveredSeq;
+    this.savedSeq = lane.deliveredSeq;
     this.attempts = lane.attempts;
     this.firstFailedMs = lane.firstFailedMs;
   }
@@ -178,10 +219,19 @@ class LaneRun {
     const webhook = await ctx.store.findWebhook(this.lane.webhookId);
     // Removed since: its lanes went with it, and nothing is left to save.
     if (!webhook) return;
+    let waited = false;
     for (;;) {
       if (this.env.stopped()) { await this.save(0, true); return; }
       const events = await ctx.store.eventsAfter(this.lane.blocId, this.deliveredSeq, BATCH);
-      if (events.length === 0) { await this.save(0, true); return; }
+      if (events.length === 0) {
+        // Caught up: the lane is kept a while for the next events (claiming it again would
+        // cost two writes), then let go, so that any process may take it when more come.
+        if (waited || (this.unsaved() && !(await this.save(0, false)))) { await this.save(0, true); return; }
+        waited = true;
+        await this.env.waitForEvents(this.lane.blocId, this.env.options.pollMs);
+        continue;
+      }
+      waited = false;
       for (const event of events) {
         if (this.env.stopped()) { await this.save(0, true); return; }
         if (!webhook.events.includes(event.type)) { this.deliveredSeq = event.seq; continue; }
@@ -226,6 +276,11 @@ class LaneRun {
     return retryDelay(attempt, options.retryMs);
   }
 
+  /** Whether there is progress or a logged attempt that is not written yet. */
+  private unsaved(): boolean {
+    return this.log.length > 0 || this.deliveredSeq !== this.savedSeq;
+  }
+
   private advance(seq: number): void {
     this.deliveredSeq = seq;
     this.attempts = 0;
@@ -248,6 +303,7 @@ class LaneRun {
     const saved = await ctx.store.saveLane(owner, this.lane.webhookId, this.lane.blocId, progress, this.log, leaseUntilMs);
     this.log = [];
     this.savedAt = Date.now();
+    this.savedSeq = this.deliveredSeq;
     this.leaseUntilMs = leaseUntilMs;
     return saved;
   }

@@ -1,6 +1,9 @@
 import type { Context } from "../domain/context.js";
 import type { StoredEvent } from "../store/store.js";
 
+/** How long after a commit its streams are woken, so that commits close together are read at once. */
+const COALESCE_MS = 15;
+
 /** One bloc someone in this process is streaming: the last event number known, and who waits for a later one. */
 interface Watch {
   known: number;
@@ -23,14 +26,18 @@ export class EventFeed {
   private readonly unlisten: () => void;
   private polling = false;
 
+  /** Blocs whose streams will be woken shortly: commits that come close together wake them once. */
+  private readonly soon = new Map<string, NodeJS.Timeout>();
+
   constructor(private readonly ctx: Context, pollMs: number) {
-    this.unlisten = ctx.events.listen((blocId) => this.wakeAll(blocId));
+    this.unlisten = ctx.events.listen((blocId) => this.wakeSoon(blocId));
     this.timer = setInterval(() => void this.poll(), pollMs);
     this.timer.unref();
   }
 
   close(): void {
     clearInterval(this.timer);
+    for (const timer of this.soon.values()) clearTimeout(timer);
     this.unlisten();
     for (const blocId of this.watches.keys()) this.wakeAll(blocId);
   }
@@ -85,6 +92,18 @@ export class EventFeed {
       watch.waiters.add(done);
       signal.addEventListener("abort", done);
     });
+  }
+
+  /**
+   * Wakes a bloc's streams COALESCE_MS after a commit of this process: under a stream of
+   * adds, each stream then reads a batch of events rather than one read per commit.
+   */
+  private wakeSoon(blocId: string): void {
+    if (!this.watches.has(blocId) || this.soon.has(blocId)) return;
+    this.soon.set(blocId, setTimeout(() => {
+      this.soon.delete(blocId);
+      this.wakeAll(blocId);
+    }, COALESCE_MS));
   }
 
   private wakeAll(blocId: string): void {

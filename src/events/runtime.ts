@@ -2,6 +2,7 @@ import type { Config } from "../config.js";
 import type { Context } from "../domain/context.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { Send } from "../domain/webhooks.js";
+import { EventIds } from "../domain/stream-ids.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 import { EventFeed } from "./feed.js";
 import { makeSender } from "./sender.js";
@@ -20,7 +21,7 @@ export class EventRuntime {
   readonly send: Send;
   private readonly dispatcher: WebhookDispatcher | undefined;
   private readonly streams = new Set<AbortController>();
-  private key: Promise<Buffer> | undefined;
+  private ids: Promise<EventIds> | undefined;
 
   constructor(private readonly ctx: Context, private readonly options: EventOptions) {
     this.feed = new EventFeed(ctx, options.eventsPollMs);
@@ -34,11 +35,11 @@ export class EventRuntime {
     }
   }
 
-  /** The instance's key for stream IDs, read once. */
-  eventIdKey(): Promise<Buffer> {
-    this.key ??= this.ctx.store.eventIdKey().then((hex) => Buffer.from(hex, "hex"));
-    this.key.catch(() => { this.key = undefined; });
-    return this.key;
+  /** Stream IDs under the instance's key, read once. */
+  eventIds(): Promise<EventIds> {
+    this.ids ??= this.ctx.store.eventIdKey().then((hex) => new EventIds(Buffer.from(hex, "hex")));
+    this.ids.catch(() => { this.ids = undefined; });
+    return this.ids;
   }
 
   /** A slot for one more stream, with what ends it; refused when BLOC_EVENT_STREAMS_MAX are open. */

@@ -3,7 +3,7 @@ import type { Context } from "../domain/context.js";
 import { canSee, RECORD_EVENT_TYPES, type EventRecord, type RecordEventData } from "../domain/events.js";
 import { ServiceError } from "../domain/errors.js";
 import { STATUS_KEY } from "../domain/model.js";
-import { sealEventId } from "../domain/stream-ids.js";
+import type { EventIds } from "../domain/stream-ids.js";
 import { authenticate } from "../domain/tokens.js";
 import type { StoredEvent } from "../store/store.js";
 import type { EventFeed } from "./feed.js";
@@ -16,7 +16,7 @@ export interface StreamSession {
   readonly ctx: Context;
   readonly feed: EventFeed;
   /** Seals the IDs the stream gives its events (domain/stream-ids.ts). */
-  readonly key: Buffer;
+  readonly ids: EventIds;
   /** The bearer secret the stream was opened with: who it acts for is read again before each batch. */
   readonly secret: string;
   readonly blocId: string;
@@ -91,7 +91,7 @@ export async function runStream(s: StreamSession): Promise<void> {
     await s.write(text);
     wroteAt = Date.now();
   };
-  const reset = (seq: number): Promise<void> => write(frame(sealEventId(s.key, blocId, seq), "reset",
+  const reset = (seq: number): Promise<void> => write(frame(s.ids.seal(blocId, seq), "reset",
     JSON.stringify({ reason: "Some events are no longer kept (or the Last-Event-ID is not this service's): the stream goes on from here" })));
   try {
     feed.saw(blocId, cursor);
@@ -124,7 +124,7 @@ export async function runStream(s: StreamSession): Promise<void> {
       let text = "";
       for (const event of batch) {
         const data = shown(event, access, principal);
-        if (data !== undefined) text += frame(sealEventId(s.key, blocId, event.seq), event.type, data);
+        if (data !== undefined) text += frame(s.ids.seal(blocId, event.seq), event.type, data);
         cursor = event.seq;
       }
       feed.saw(blocId, cursor);

@@ -70,12 +70,16 @@ export const ADMIN_ROUTES: readonly RouteSpec[] = [
   { method: "PUT", template: "/api/admin/blocs/:blocId/restrictions/:userId", shape: "admin", ids: ["bloc", "user"], allowedKeys: ["mode"],
     body: (rng) => ({ mode: rng.pick(["none", "own", "hidden"]) }) },
   { method: "DELETE", template: "/api/admin/blocs/:blocId/restrictions/:userId", shape: "admin", ids: ["bloc", "user"] },
+  { method: "POST", template: "/api/admin/webhooks", shape: "admin", ids: [], allowedKeys: ["url", "blocs", "events", "secret"],
+    body: (_rng, w) => ({ url: "http://127.0.0.1:9/hook", blocs: [w.main.id] }) },
 ];
 
 /** Routes any token may call (no admin role needed). */
 export const PUBLIC_ROUTES: readonly RouteSpec[] = [
   { method: "GET", template: "/api/me", shape: "public", ids: [] },
   { method: "GET", template: "/api/files/:ref", shape: "public", ids: ["fileRef"] },
+  // Only ever with an unknown bloc here: a stream of a readable bloc would not end.
+  { method: "GET", template: "/api/events?blocId=:blocId", shape: "public", ids: ["bloc"] },
 ];
 
 /** An existing ID of a kind (the main bloc's, and a field slug of it). */

@@ -4,7 +4,6 @@ import type { FastifyInstance } from "fastify";
 import { Type, type Static } from "@sinclair/typebox";
 import { requireAccess } from "../../domain/access.js";
 import type { Context } from "../../domain/context.js";
-import { openEventId } from "../../domain/stream-ids.js";
 import { runStream } from "../../events/stream.js";
 import type { EventRuntime } from "../../events/runtime.js";
 import { bearerSecret, currentPrincipal } from "../auth.js";
@@ -44,9 +43,9 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
   }, async (request, reply) => {
     const { blocId } = request.query;
     const { bloc } = await requireAccess(ctx, currentPrincipal(request), blocId, "read");
-    const key = await runtime.eventIdKey();
+    const ids = await runtime.eventIds();
     const resumeFrom = request.headers["last-event-id"] ?? request.query.lastEventId;
-    const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? openEventId(key, bloc.id, resumeFrom) : undefined;
+    const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? ids.open(bloc.id, resumeFrom) : undefined;
     const after = resumed ?? await ctx.store.lastEventSeq(bloc.id);
     const stream = runtime.openStream();
     const out = new PassThrough();
@@ -58,7 +57,7 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
     reply.raw.on("close", () => stream.abort());
     stream.signal.addEventListener("abort", () => out.end());
     void runStream({
-      ctx, feed: runtime.feed, key, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
+      ctx, feed: runtime.feed, ids, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
       lost: resumeFrom !== undefined && resumeFrom !== "" && resumed === undefined, keepAliveMs: KEEP_ALIVE_MS,
       write, signal: stream.signal, refusal: (error) => Object.values(errorReply("events", error).body)[0] ?? error.message,
     }).catch((error: unknown) => request.log.error({ err: error }, "event stream failed"))
