@@ -252,3 +252,25 @@ test("webhook input is checked, and a removed webhook stops receiving", async ()
   await new Promise((resolve) => setTimeout(resolve, 400));
   assert.equal(r.received.length, 1, "nothing after removal");
 });
+
+test("events of large records are read in batches bounded by bytes, and every one is still delivered", async () => {
+  const r = await receiver();
+  await webhook(r.url);
+  const before = await server.ctx.store.lastEventSeq(blocId);
+  // About 60 KB of data each, under the 64 KiB value limit.
+  const big = (tag: string): Record<string, string> => ({ field_1: tag, field_2: `${tag}-${"x".repeat(60_000)}` });
+  const added = await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Notes" } });
+  assert.equal(added.status, 201, added.text);
+  const ids: number[] = [];
+  for (const tag of ["B1", "B2", "B3"]) ids.push(await addRecord(server, blocId, big(tag), writer.token));
+  const recordEvents = async (maxBytes: number) =>
+    (await server.ctx.store.eventsAfter(blocId, before + 1, 100, maxBytes)).map((e) => e.recordId);
+  assert.deepEqual(await recordEvents(1), [ids[0]], "under any budget, the first event");
+  assert.deepEqual(await recordEvents(50_000), [ids[0]], "the second would start past the budget");
+  assert.deepEqual(await recordEvents(100_000), [ids[0], ids[1]], "each event that starts within the budget");
+  assert.deepEqual(await recordEvents(10_000_000), ids);
+  await r.until(() => r.acknowledged.filter((d) => d.body.type === "record.added").length === 3, "the 3 large events");
+  assert.deepEqual(r.acknowledged.filter((d) => d.body.type === "record.added")
+    .map((d) => (d.body.record as Record<string, string>).field_2!.length), [60_003, 60_003, 60_003]);
+  assertInOrder(r.acknowledged);
+});

@@ -20,8 +20,9 @@ export interface DispatcherOptions {
 /** Lanes one process delivers at once, and of those, for one webhook: a slow receiver never holds up the others. */
 const MAX_LANES = 32;
 const MAX_LANES_PER_WEBHOOK = 4;
-/** Events read per step of a lane. */
+/** Events read per step of a lane, and the most bytes of their data (records can be large). */
 const BATCH = 100;
+const BATCH_BYTES = 4 * 1024 * 1024;
 /** A lane's progress is written at least this often while it delivers, and at most this many attempts later. */
 const SAVE_EVERY_MS = 200;
 const SAVE_EVERY_ATTEMPTS = 200;
@@ -216,13 +217,14 @@ class LaneRun {
 
   async run(): Promise<void> {
     const { ctx } = this.env;
-    const webhook = await ctx.store.findWebhook(this.lane.webhookId);
-    // Removed since: its lanes went with it, and nothing is left to save.
-    if (!webhook) return;
     let waited = false;
     for (;;) {
       if (this.env.stopped()) { await this.save(0, true); return; }
-      const events = await ctx.store.eventsAfter(this.lane.blocId, this.deliveredSeq, BATCH);
+      // Read again before each batch: a webhook removed meanwhile (by any process) gets no more
+      // (its lanes went with it, and nothing is left to save).
+      const webhook = await ctx.store.findWebhook(this.lane.webhookId);
+      if (!webhook) return;
+      const events = await ctx.store.eventsAfter(this.lane.blocId, this.deliveredSeq, BATCH, BATCH_BYTES);
       if (events.length === 0) {
         // Caught up: the lane is kept a while for the next events (claiming it again would
         // cost two writes), then let go, so that any process may take it when more come.

@@ -1,6 +1,12 @@
 import type { Context } from "../domain/context.js";
 import type { StoredEvent } from "../store/store.js";
 
+/**
+ * The most bytes of event data one read holds: a stream formats and sends one read at a
+ * time, so this bounds what a slow subscriber keeps in memory, events of large records included.
+ */
+const READ_BYTES = 1024 * 1024;
+
 /** How long after a commit its streams are woken, so that commits close together are read at once. */
 const COALESCE_MS = 15;
 
@@ -69,7 +75,7 @@ export class EventFeed {
     const key = `${afterSeq}\u0000${limit}\u0000${blocId}`;
     const shared = this.reads.get(key);
     if (shared) return shared;
-    const read = this.ctx.store.eventsAfter(blocId, afterSeq, limit).finally(() => this.reads.delete(key));
+    const read = this.ctx.store.eventsAfter(blocId, afterSeq, limit, READ_BYTES).finally(() => this.reads.delete(key));
     this.reads.set(key, read);
     return read;
   }

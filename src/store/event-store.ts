@@ -101,8 +101,12 @@ export interface EventStore {
   eventIdKey(): Promise<string>;
   /** The number of a bloc's last event; 0 when it has none. */
   lastEventSeq(blocId: string): Promise<number>;
-  /** A bloc's events after `afterSeq`, in order, at most `limit`. */
-  eventsAfter(blocId: string, afterSeq: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * A bloc's events after `afterSeq`, in order, at most `limit`, and stopping before the
+   * event that would take their data past `maxBytes` (the first is always returned), so
+   * that events of large records cannot make a batch hold more.
+   */
+  eventsAfter(blocId: string, afterSeq: number, limit: number, maxBytes: number): Promise<StoredEvent[]>;
   findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined>;
 
   listWebhooks(): Promise<Webhook[]>;

@@ -64,10 +64,16 @@ export async function lastEventSeq(db: Db, blocId: string): Promise<number> {
   return row?.last_seq ?? 0;
 }
 
-export async function eventsAfter(db: Db, blocId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
+/** Events in order with the bytes of data before each, cut where they pass the budget (the first always kept). */
+const EVENTS_WITHIN = `
+  SELECT ${EVENT_COLUMNS} FROM (
+    SELECT ${EVENT_COLUMNS}, sum(octet_length(data)) OVER (ORDER BY seq) - octet_length(data) AS before
+    FROM events WHERE bloc_id = $1::text AND seq > $2::bigint ORDER BY seq LIMIT $3::bigint
+  ) e WHERE before < $4::bigint ORDER BY seq`;
+
+export async function eventsAfter(db: Db, blocId: string, afterSeq: number, limit: number, maxBytes: number): Promise<StoredEvent[]> {
   if (!storable(blocId)) return [];
-  return (await db.run<EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE bloc_id = $1::text AND seq > $2::bigint
-    ORDER BY seq LIMIT $3::bigint`, [blocId, afterSeq, limit])).map(toStoredEvent);
+  return (await db.run<EventRow>(EVENTS_WITHIN, [blocId, afterSeq, limit, maxBytes])).map(toStoredEvent);
 }
 
 export async function findEvent(db: Db, blocId: string, seq: number): Promise<StoredEvent | undefined> {

@@ -245,8 +245,8 @@ export class PostgresStore extends BaseStore implements Store {
     return events.lastEventSeq(onPool(this.pool), blocId);
   }
 
-  eventsAfter(blocId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-    return events.eventsAfter(onPool(this.pool), blocId, afterSeq, limit);
+  eventsAfter(blocId: string, afterSeq: number, limit: number, maxBytes: number): Promise<StoredEvent[]> {
+    return events.eventsAfter(onPool(this.pool), blocId, afterSeq, limit, maxBytes);
   }
 
   findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined> {

@@ -43,9 +43,15 @@ export function lastEventSeq(sql: Statements, blocId: string): number {
   return row?.last_seq ?? 0;
 }
 
-export function eventsAfter(sql: Statements, blocId: string, afterSeq: number, limit: number): StoredEvent[] {
-  return (sql.get(`SELECT ${EVENT_COLUMNS} FROM events WHERE bloc_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
-    .all(blocId, afterSeq, limit) as EventRow[]).map(toStoredEvent);
+/** Events in order with the bytes of data before each, cut where they pass the budget (the first always kept). */
+const EVENTS_WITHIN = `
+  SELECT ${EVENT_COLUMNS} FROM (
+    SELECT ${EVENT_COLUMNS}, sum(length(CAST(data AS BLOB))) OVER (ORDER BY seq) - length(CAST(data AS BLOB)) AS before
+    FROM events WHERE bloc_id = ? AND seq > ? ORDER BY seq LIMIT ?
+  ) WHERE before < ? ORDER BY seq`;
+
+export function eventsAfter(sql: Statements, blocId: string, afterSeq: number, limit: number, maxBytes: number): StoredEvent[] {
+  return (sql.get(EVENTS_WITHIN).all(blocId, afterSeq, limit, maxBytes) as EventRow[]).map(toStoredEvent);
 }
 
 export function findEvent(sql: Statements, blocId: string, seq: number): StoredEvent | undefined {

@@ -264,8 +264,8 @@ export class SqliteStore extends BaseStore implements Store {
     return this.read(async () => events.lastEventSeq(this.sql, blocId));
   }
 
-  eventsAfter(blocId: string, afterSeq: number, limit: number): Promise<StoredEvent[]> {
-    return this.read(async () => events.eventsAfter(this.sql, blocId, afterSeq, limit));
+  eventsAfter(blocId: string, afterSeq: number, limit: number, maxBytes: number): Promise<StoredEvent[]> {
+    return this.read(async () => events.eventsAfter(this.sql, blocId, afterSeq, limit, maxBytes));
   }
 
   findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined> {
