@@ -274,3 +274,36 @@ test("events of large records are read in batches bounded by bytes, and every on
     .map((d) => (d.body.record as Record<string, string>).field_2!.length), [60_003, 60_003, 60_003]);
   assertInOrder(r.acknowledged);
 });
+
+test("an event failing for longer than BLOC_WEBHOOK_RETRY_FOR_MS is given up on, logged so, and the next one goes", async () => {
+  const quick = await startServer({ BLOC_WEBHOOK_RETRY_MS: "50", BLOC_WEBHOOK_RETRY_FOR_MS: "400", BLOC_EVENTS_POLL_MS: "50" });
+  try {
+    const bloc = await quick.call("POST", "/api/admin/blocs", { json: { name: "Doomed", fields: [{ name: "Part" }] } });
+    const r = await receiver();
+    // The first event is refused for ever; every later one is acknowledged.
+    let refusedId: string | undefined;
+    r.answer = (_n, received) => {
+      refusedId ??= received.body.id;
+      return received.body.id === refusedId ? 500 : 200;
+    };
+    const hook = await quick.call("POST", "/api/admin/webhooks", { json: { url: r.url, blocs: [bloc.json.id], secret: SECRET } });
+    assert.equal(hook.status, 201, hook.text);
+    await addRecord(quick, bloc.json.id as string, { field_1: "never acknowledged" });
+    await addRecord(quick, bloc.json.id as string, { field_1: "after it" });
+    await r.until(() => r.acknowledged.length === 1, "the next event, once the first is given up on");
+    assert.equal((r.acknowledged[0]!.body.record as Record<string, string>).field_1, "after it");
+    const attempts = r.received.filter((d) => d.body.id === refusedId);
+    assert.ok(attempts.length >= 3, `retried with backoff before giving up (${attempts.length} attempts)`);
+    let log: { outcome: string; eventId: string }[] = [];
+    for (let waited = 0; !log.some((d) => d.outcome === "delivered") && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      log = (await quick.call("GET", `/api/admin/webhooks/${hook.json.id}/deliveries`)).json.deliveries;
+    }
+    const outcomes = [...log].reverse().map((d) => d.outcome);
+    assert.equal(outcomes.at(-2), "gave-up", outcomes.join(", "));
+    assert.equal(outcomes.at(-1), "delivered");
+    assert.ok(outcomes.slice(0, -2).every((o) => o === "failed"));
+  } finally {
+    await quick.close();
+  }
+});

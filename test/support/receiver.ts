@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Conditions } from "./conditions.js";
 
 /** One POST a receiver got: its headers, its raw body, and the body parsed. */
 export interface Received {
@@ -23,7 +24,7 @@ export class Receiver {
   readonly received: Received[] = [];
   answer: Answer = () => 200;
   private readonly server: http.Server;
-  private readonly waiters = new Set<() => void>();
+  private readonly conditions = new Conditions();
 
   private constructor() {
     this.server = http.createServer((request, response) => {
@@ -38,7 +39,7 @@ export class Receiver {
           entry.status = status;
           response.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "not now");
         }
-        for (const wake of [...this.waiters]) wake();
+        this.conditions.check();
       });
     });
   }
@@ -59,21 +60,8 @@ export class Receiver {
   }
 
   /** Resolves once `ready()` holds, checking after each request; fails after `timeoutMs`. */
-  async until(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-    if (ready()) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`${what}: not within ${timeoutMs} ms (${this.received.length} requests received)`));
-      }, timeoutMs);
-      const check = (): void => {
-        if (!ready()) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      this.waiters.add(check);
-    });
+  until(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    return this.conditions.until(ready, what, timeoutMs, () => `${this.received.length} requests received`);
   }
 
   async close(): Promise<void> {

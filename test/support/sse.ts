@@ -1,4 +1,5 @@
 import http from "node:http";
+import { Conditions } from "./conditions.js";
 
 /** One Server-Sent Event as a client sees it. */
 export interface SseEvent {
@@ -18,7 +19,7 @@ export class SseClient {
   text = "";
   ended = false;
   private request: http.ClientRequest | undefined;
-  private readonly waiters = new Set<() => void>();
+  private readonly conditions = new Conditions();
 
   private constructor() {}
 
@@ -68,7 +69,7 @@ export class SseClient {
   }
 
   private wake(): void {
-    for (const wake of [...this.waiters]) wake();
+    this.conditions.check();
   }
 
   /** Events of these types, their data parsed. */
@@ -81,21 +82,9 @@ export class SseClient {
     return [...this.events].reverse().find((e) => e.id !== undefined)?.id;
   }
 
-  async until(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-    if (ready()) return;
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(check);
-        reject(new Error(`${what}: not within ${timeoutMs} ms (${this.events.length} events: ${this.events.map((e) => e.event).join(", ")})`));
-      }, timeoutMs);
-      const check = (): void => {
-        if (!ready()) return;
-        clearTimeout(timer);
-        this.waiters.delete(check);
-        resolve();
-      };
-      this.waiters.add(check);
-    });
+  until(ready: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+    return this.conditions.until(ready, what, timeoutMs,
+      () => `${this.events.length} events: ${this.events.map((e) => e.event).join(", ")}`);
   }
 
   close(): void {
