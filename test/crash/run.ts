@@ -6,7 +6,7 @@ import { testEngine } from "../support/database.js";
 import { call } from "../support/http.js";
 import { freshWorkspace, startProcess, type Running, type Workspace } from "../support/process.js";
 import { allRows, assertCountersEqualRecount } from "../support/recount.js";
-import { check, type StoredRecord, type Totals } from "./verify.js";
+import { check, checkEvents, type StoredRecord, type Totals } from "./verify.js";
 import { ADDERS, BLOC, FIELDS, random, UPDATERS, Workload, type Ledger, type ServerLink } from "./workload.js";
 
 /**
@@ -154,6 +154,8 @@ async function run(workspace: Workspace): Promise<{ totals: Totals; kills: numbe
       }));
       const final = check(stored, workload.ledger);
       failures.push(...final.failures);
+      // The bloc's creation is its event 1; the rest tell of records.
+      failures.push(...checkEvents(stored, await allRows(store, "events"), await allRows(store, "record_history")));
       try {
         await assertCountersEqualRecount(store);
       } catch (error) {
@@ -181,6 +183,7 @@ async function main(): Promise<number> {
       `in doubt ${totals.inDoubt} (${totals.inDoubtStored} stored), kills ${kills}, updates checked ${totals.updatesAcknowledged} ` +
       `(${totals.updatesSeveral} matching several records, ${totals.updatesInDoubt} in doubt), files ${files}, ` +
       `counters equal a recount: ${failures.some((f) => f.startsWith("counters:")) ? "no" : "yes"}, ` +
+      `events agree with the records: ${failures.some((f) => f.startsWith("events:")) ? "no" : "yes"}, ` +
       `${Math.round((Date.now() - started) / 1000)} s, seed ${SEED} — ${passed ? "passed" : "FAILED"}\n`);
     return passed ? 0 : 1;
   } finally {

@@ -164,3 +164,43 @@ function checkGroup(group: string, members: readonly StoredRecord[], updates: re
   }
   return failures;
 }
+
+/** An event or a history entry as its table holds it (the columns this check reads). */
+export interface EventRow {
+  readonly seq?: unknown;
+  readonly type?: unknown;
+  readonly record_id?: unknown;
+}
+
+/**
+ * Events are written in the transaction of their change, so after any kill they agree with
+ * the records exactly: one record.added per stored record and none for a record that is
+ * not; as many record.updated events of a record as its history has entries; and the
+ * bloc's numbers run 1, 2, 3, … with no gap and no repeat.
+ */
+export function checkEvents(records: readonly StoredRecord[], events: readonly EventRow[], history: readonly EventRow[]): string[] {
+  const failures: string[] = [];
+  const seqs = events.map((e) => Number(e.seq)).sort((a, b) => a - b);
+  const gap = seqs.findIndex((seq, i) => seq !== i + 1);
+  if (gap >= 0) failures.push(`events: number ${gap + 1} is ${seqs[gap]}: a gap or a repeat`);
+  const count = (rows: readonly EventRow[], type?: string): Map<number, number> => {
+    const counts = new Map<number, number>();
+    for (const row of rows) {
+      if (type !== undefined && row.type !== type) continue;
+      counts.set(Number(row.record_id), (counts.get(Number(row.record_id)) ?? 0) + 1);
+    }
+    return counts;
+  };
+  const added = count(events, "record.added");
+  const updated = count(events, "record.updated");
+  const changed = count(history);
+  const stored = new Set(records.map((r) => r.id));
+  for (const record of records) {
+    if (added.get(record.id) !== 1) failures.push(`events: record ${record.id} has ${added.get(record.id) ?? 0} record.added events`);
+    if ((updated.get(record.id) ?? 0) !== (changed.get(record.id) ?? 0)) {
+      failures.push(`events: record ${record.id} has ${updated.get(record.id) ?? 0} record.updated events and ${changed.get(record.id) ?? 0} history entries`);
+    }
+  }
+  for (const id of added.keys()) if (!stored.has(id)) failures.push(`events: record.added for record ${id}, which is not stored`);
+  return failures;
+}
