@@ -6,10 +6,10 @@ import { readConfig } from "../src/config.js";
 import { openContext } from "../src/open-context.js";
 import { createUser } from "../src/domain/users.js";
 import { startProcess } from "../test/support/process.js";
-import { load, type Load } from "./measure.js";
+import { cpuMs, load, type Load } from "./measure.js";
 import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc } from "./seed.js";
-import { eventsRatio, measureEvents } from "./events.js";
+import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
 
 /*
  * add-data alone, to iterate on it: `node dist/bench/add-data.js [--store postgres]
@@ -35,11 +35,6 @@ const CONNECTIONS = 32;
 const PG_POOL = process.env.BLOC_PG_POOL ?? "10";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const say = (line: string): void => { process.stderr.write(`${line}\n`); };
-/** CPU time (user + system) a process has used, in ms, from /proc. */
-function cpuMs(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 1000 / 100;
-}
 
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -67,10 +62,12 @@ async function main(): Promise<void> {
     if (process.argv.includes("--events")) {
       try {
         const run = await measureEvents((p) => `${server.url}${p}`, admin, blocId, { scanStationID: blocId, dataToAdd: JSON.stringify(scan) },
-          CONNECTIONS, SECONDS, ROUNDS, dir);
+          CONNECTIONS, SECONDS, ROUNDS, dir, server.child.pid!);
         process.stdout.write(`${STORE}: add-data alone ${run.without.map((l) => Math.round(l.rps)).join(", ")} req/s; with a webhook and a ` +
           `live stream ${run.with.map((l) => Math.round(l.rps)).join(", ")} req/s; ratio ${eventsRatio(run).toFixed(2)}; ` +
-          `${run.delivered} deliveries acknowledged and ${run.streamed} events streamed during those rounds\n`);
+          `${run.delivered} deliveries acknowledged and ${run.streamed} events streamed during those rounds; CPU per add ` +
+          `(server, listeners, load) ${run.cpuWithout.map((c) => c.toFixed(0)).join(", ")} µs alone, ` +
+          `${run.cpuWith.map((c) => c.toFixed(0)).join(", ")} µs with them: ratio ${eventsCpuRatio(run).toFixed(2)}\n`);
       } finally {
         await server.stop();
       }

@@ -7,6 +7,7 @@ import http from "node:http";
  * other); DELETE /stream closes it; GET / answers {"delivered", "streamed"} so far.
  */
 let delivered = 0;
+let connections = 0;
 let streamed = 0;
 let stream: http.ClientRequest | undefined;
 
@@ -33,13 +34,14 @@ const server = http.createServer((request, response) => {
       stream = undefined;
       response.writeHead(204).end();
     } else if (request.method === "GET") {
-      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ delivered, streamed }));
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ delivered, streamed, connections }));
     } else {
       delivered += 1;
       response.writeHead(200).end();
     }
   });
 });
+server.on("connection", () => { connections += 1; });
 server.listen(0, "127.0.0.1", () => {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;

@@ -123,3 +123,9 @@ export function download(url: string, token: string, body: unknown): Promise<Dow
     req.end(payload);
   });
 }
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc. */
+export function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 1000 / 100;
+}

@@ -10,7 +10,7 @@ import { setGrant, setProfile, setRestriction, grantOf } from "../src/domain/acc
 import { issueToken } from "../src/domain/tokens.js";
 import { startProcess } from "../test/support/process.js";
 import { download, latency, load, memoryMb, resetPeak, type Load } from "./measure.js";
-import { eventsRatio, measureEvents, median } from "./events.js";
+import { eventsCpuRatio, eventsRatio, measureEvents, median } from "./events.js";
 import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
     const addWaits = stopSampling ? await stopSampling() : undefined;
     say("add-data with a webhook and a live stream attached, alternating with add-data alone…");
     const events = await measureEvents(api, admin, blocs.adds, { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
-      CONNECTIONS, SECONDS, 3, dir);
+      CONNECTIONS, SECONDS, 3, dir, pid);
     say("get-data…");
     const page1Small = await read({ blocId: blocs.small });
     const page1Large = await read({ blocId: blocs.large });
@@ -262,7 +262,9 @@ async function main(): Promise<void> {
         value: `${Math.round(median(events.with.map((l) => l.rps))).toLocaleString("en")} req/s against ` +
           `${Math.round(median(events.without.map((l) => l.rps))).toLocaleString("en")} alone (medians of 3 alternating rounds); ` +
           `ratio ${eventsRatio(events).toFixed(2)}; ${events.delivered.toLocaleString("en")} deliveries acknowledged and ` +
-          `${events.streamed.toLocaleString("en")} events streamed meanwhile`,
+          `${events.streamed.toLocaleString("en")} events streamed meanwhile; CPU per add of the server, the listeners and ` +
+          `the load together ${median(events.cpuWith).toFixed(0)} µs against ${median(events.cpuWithout).toFixed(0)} µs ` +
+          `(ratio ${eventsCpuRatio(events).toFixed(2)})`,
         target: "ratio ≥ 0.80", met: eventsRatio(events) >= 0.8,
       },
     ];
