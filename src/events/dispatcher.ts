@@ -26,6 +26,8 @@ const BATCH_BYTES = 4 * 1024 * 1024;
 /** A lane's progress is written at least this often while it delivers, and at most this many attempts later. */
 const SAVE_EVERY_MS = 200;
 const SAVE_EVERY_ATTEMPTS = 200;
+/** How often a delivering lane reads its webhook again (to stop if it was removed). */
+const WEBHOOK_READ_MS = 1_000;
 /** How long after a commit lanes not held here are looked for: commits close together are looked for once. */
 const SIGNAL_COALESCE_MS = 20;
 /** How often kept events and delivery logs are pruned. */
@@ -218,12 +220,17 @@ class LaneRun {
   async run(): Promise<void> {
     const { ctx } = this.env;
     let waited = false;
+    let webhook: Webhook | undefined;
+    let readAt = 0;
     for (;;) {
       if (this.env.stopped()) { await this.save(0, true); return; }
-      // Read again before each batch: a webhook removed meanwhile (by any process) gets no more
-      // (its lanes went with it, and nothing is left to save).
-      const webhook = await ctx.store.findWebhook(this.lane.webhookId);
-      if (!webhook) return;
+      // Read again after a wait and at least every WEBHOOK_READ_MS: a webhook removed meanwhile
+      // (by any process) gets no more (its lanes went with it, and nothing is left to save).
+      if (webhook === undefined || Date.now() - readAt >= WEBHOOK_READ_MS) {
+        webhook = await ctx.store.findWebhook(this.lane.webhookId);
+        readAt = Date.now();
+        if (!webhook) return;
+      }
       const events = await ctx.store.eventsAfter(this.lane.blocId, this.deliveredSeq, BATCH, BATCH_BYTES);
       if (events.length === 0) {
         // Caught up: the lane is kept a while for the next events (claiming it again would
@@ -231,6 +238,7 @@ class LaneRun {
         if (waited || (this.unsaved() && !(await this.save(0, false)))) { await this.save(0, true); return; }
         waited = true;
         await this.env.waitForEvents(this.lane.blocId, this.env.options.pollMs);
+        webhook = undefined;
         continue;
       }
       waited = false;
