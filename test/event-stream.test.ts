@@ -62,6 +62,7 @@ after(async () => {
 
 test("two users with different restrictions each see only the events of records they may see", async () => {
   const [d, o, a] = [await open(dublin.token), await open(owner.token), await open(server.adminToken)];
+  assert.match((await server.call("GET", "/metrics")).text, /^bloc_event_streams [3-9]$/m, "the open streams are counted");
   const a1 = await addRecord(server, blocId, { field_1: "A1", field_2: "Dublin" });
   const a2 = await addRecord(server, blocId, { field_1: "A2", field_2: "Cork" });
   await addRecord(server, blocId, { field_1: "O1", field_2: "Cork" }, owner.token);

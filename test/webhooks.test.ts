@@ -138,6 +138,9 @@ test("a receiver that fails three times, then answers, receives every event in t
     ["delivered", 200, 1], ["delivered", 200, 1], ["delivered", 200, 1],
   ]);
   assert.equal(oldestFirst[0]!.error, "HTTP 500: not now");
+  const metrics = (await server.call("GET", "/metrics")).text;
+  const attempts = (outcome: string): number => Number(new RegExp(`^bloc_webhook_attempts_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(metrics)?.[1] ?? 0);
+  assert.ok(attempts("failed") >= 3 && attempts("delivered") >= 4, `attempts in /metrics: ${metrics.split("\n").filter((l) => l.startsWith("bloc_webhook")).join("; ")}`);
 
   // A logged delivery sent again by hand: the same event, under its own ID, and logged.
   const resent = await server.call("POST", `/api/admin/webhooks/${id}/deliveries/${oldestFirst[0]!.id}/resend`);

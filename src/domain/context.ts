@@ -17,6 +17,10 @@ export interface Telemetry {
   recordsUpdated(n: number): void;
   /** Rows of a report handed to its writer. */
   reportRows(n: number): void;
+  /** One webhook delivery attempt and how it ended (store/event-store.ts DeliveryOutcome). */
+  webhookAttempt(outcome: string): void;
+  /** Live event streams opened (1) or closed (-1). */
+  eventStreams(delta: number): void;
 }
 
 /** What every domain operation needs, built once at start-up. */

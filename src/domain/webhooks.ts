@@ -175,6 +175,7 @@ export async function resendDelivery(ctx: Context, send: Send, webhookId: string
     outcome: acknowledged(result) ? "resent" : "resend-failed",
   };
   const id = await ctx.store.addDeliveries([entry]);
+  ctx.telemetry.webhookAttempt(entry.outcome);
   await ctx.store.retryLaneNow(webhookId, event.blocId);
   return { id, ...entry };
 }

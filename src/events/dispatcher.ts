@@ -1,4 +1,5 @@
 import crypto from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { Context } from "../domain/context.js";
 import { eventBody } from "../domain/events.js";
 import { acknowledged, deliveryHeaders, KEPT_DELIVERIES, retryDelay, type Send } from "../domain/webhooks.js";
@@ -64,6 +65,8 @@ export class WebhookDispatcher {
     // Long enough for an attempt and its save, with room to spare: a live holder renews it
     // before an attempt when less than one attempt's worth (and half a second) is left.
     this.leaseMs = 2 * options.timeoutMs + 1_000;
+    // Each lane's attempt and wait listens to it: up to two per lane, MAX_LANES lanes.
+    setMaxListeners(2 * MAX_LANES + 1, this.aborts.signal);
   }
 
   start(): void {
@@ -269,21 +272,27 @@ class LaneRun {
     if (signal.aborted) return 0;
     const entry = { webhookId: webhook.id, blocId: event.blocId, seq: event.seq, eventId: event.id, type: event.type, attempt, at, ...result };
     if (acknowledged(result)) {
-      this.log.push({ ...entry, outcome: "delivered" });
+      this.record({ ...entry, outcome: "delivered" });
       this.advance(event.seq);
       return undefined;
     }
     const now = Date.now();
     const firstFailedMs = this.firstFailedMs ?? now;
     if (now - firstFailedMs >= options.retryForMs) {
-      this.log.push({ ...entry, outcome: "gave-up" });
+      this.record({ ...entry, outcome: "gave-up" });
       this.advance(event.seq);
       return undefined;
     }
-    this.log.push({ ...entry, outcome: "failed" });
+    this.record({ ...entry, outcome: "failed" });
     this.attempts = attempt;
     this.firstFailedMs = firstFailedMs;
     return retryDelay(attempt, options.retryMs);
+  }
+
+  /** An attempt, for the log (written with the lane's next save) and the metrics. */
+  private record(delivery: NewDelivery): void {
+    this.log.push(delivery);
+    this.env.ctx.telemetry.webhookAttempt(delivery.outcome);
   }
 
   /** Whether there is progress or a logged attempt that is not written yet. */

@@ -49,7 +49,11 @@ export class EventRuntime {
     }
     const stream = new AbortController();
     this.streams.add(stream);
-    stream.signal.addEventListener("abort", () => this.streams.delete(stream));
+    this.ctx.telemetry.eventStreams(1);
+    stream.signal.addEventListener("abort", () => {
+      this.streams.delete(stream);
+      this.ctx.telemetry.eventStreams(-1);
+    });
     return stream;
   }
 

@@ -55,11 +55,26 @@ export const storeDuration = new client.Histogram({
   registers: [register],
 });
 
+const webhookAttempts = new client.Counter({
+  name: "bloc_webhook_attempts_total",
+  help: "Webhook delivery attempts, by outcome (delivered, failed, gave-up, resent, resend-failed)",
+  labelNames: ["outcome"] as const,
+  registers: [register],
+});
+
+const eventStreams = new client.Gauge({
+  name: "bloc_event_streams",
+  help: "Live event streams (GET /api/events) this process holds open",
+  registers: [register],
+});
+
 /** What the domain reports, counted here. */
 export const telemetry: Telemetry = {
   recordsAdded: (n) => recordsAdded.inc(n),
   recordsUpdated: (n) => { if (n > 0) recordsUpdated.inc(n); },
   reportRows: (n) => reportRows.inc(n),
+  webhookAttempt: (outcome) => webhookAttempts.inc({ outcome }),
+  eventStreams: (delta) => eventStreams.inc(delta),
 };
 
 /** This process's metrics in the Prometheus text format. */
