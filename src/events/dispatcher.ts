@@ -4,6 +4,7 @@ import type { Context } from "../domain/context.js";
 import { eventBody } from "../domain/events.js";
 import { acknowledged, deliveryHeaders, KEPT_DELIVERIES, retryDelay, type Send } from "../domain/webhooks.js";
 import type { Lane, LaneProgress, NewDelivery, Webhook } from "../store/store.js";
+import type { LoopLoad } from "./busy.js";
 
 export interface DispatcherOptions {
   /** How often to look for events other processes wrote (this process's own wake it at once). */
@@ -31,6 +32,11 @@ const SAVE_EVERY_ATTEMPTS = 200;
 const WEBHOOK_READ_MS = 1_000;
 /** How long after a commit lanes not held here are looked for: commits close together are looked for once. */
 const SIGNAL_COALESCE_MS = 20;
+/**
+ * While requests saturate the event loop, attempts of every lane together start at most
+ * this often (200 a second): deliveries give way to the API, and catch up once it eases.
+ */
+const BUSY_SPACING_MS = 5;
 /** How often kept events and delivery logs are pruned. */
 const PRUNE_EVERY_MS = 60_000;
 const PRUNE_BATCH = 10_000;
@@ -60,8 +66,11 @@ export class WebhookDispatcher {
   private ticking = false;
   private again = false;
   private stopped = false;
+  /** When the next attempt may start while the loop is saturated. */
+  private nextBusyAttempt = 0;
 
-  constructor(private readonly ctx: Context, private readonly send: Send, private readonly options: DispatcherOptions) {
+  constructor(private readonly ctx: Context, private readonly send: Send, private readonly options: DispatcherOptions,
+    private readonly load: LoopLoad) {
     // Long enough for an attempt and its save, with room to spare: a live holder renews it
     // before an attempt when less than one attempt's worth (and half a second) is left.
     this.leaseMs = 2 * options.timeoutMs + 1_000;
@@ -119,6 +128,15 @@ export class WebhookDispatcher {
       waiters.add(done);
       this.aborts.signal.addEventListener("abort", done);
     });
+  }
+
+  /** Resolves when an attempt may start: at once, unless requests saturate the loop (BUSY_SPACING_MS). */
+  private async turn(): Promise<void> {
+    if (!this.load.busy) return;
+    const now = Date.now();
+    const at = Math.max(now, this.nextBusyAttempt);
+    this.nextBusyAttempt = at + BUSY_SPACING_MS;
+    if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
   }
 
   /** Looks for lanes to deliver now; calls that arrive while one looks make it look again once. */
@@ -187,6 +205,7 @@ export class WebhookDispatcher {
       ctx: this.ctx, send: this.send, options: this.options, owner: this.owner, leaseMs: this.leaseMs,
       signal: this.aborts.signal, stopped: () => this.stopped,
       waitForEvents: (blocId, ms) => this.waitForEvents(blocId, ms),
+      turn: () => this.turn(),
     };
   }
 }
@@ -200,6 +219,7 @@ interface LaneContext {
   readonly signal: AbortSignal;
   stopped(): boolean;
   waitForEvents(blocId: string, ms: number): Promise<void>;
+  turn(): Promise<void>;
 }
 
 /** One claim of one lane: delivers its events in order until it is caught up, must wait, or is stopped. */
@@ -249,6 +269,7 @@ class LaneRun {
         if (this.env.stopped()) { await this.save(0, true); return; }
         if (!webhook.events.includes(event.type)) { this.deliveredSeq = event.seq; continue; }
         if (!(await this.keepLease())) return;
+        await this.env.turn();
         const waitMs = await this.attempt(webhook, event);
         if (waitMs === undefined) continue;
         await this.save(Date.now() + waitMs, true);

@@ -1,5 +1,6 @@
 import type { Context } from "../domain/context.js";
 import type { StoredEvent } from "../store/store.js";
+import type { LoopLoad } from "./busy.js";
 
 /**
  * The most bytes of event data one read holds: a stream formats and sends one read at a
@@ -7,8 +8,12 @@ import type { StoredEvent } from "../store/store.js";
  */
 const READ_BYTES = 1024 * 1024;
 
-/** How long after a commit its streams are woken, so that commits close together are read at once. */
+/**
+ * How long after a commit its streams are woken, so that commits close together are read
+ * at once; longer while requests saturate the loop, so that streams read fewer, larger batches.
+ */
 const COALESCE_MS = 15;
+const BUSY_COALESCE_MS = 100;
 
 /** One bloc someone in this process is streaming: the last event number known, and who waits for a later one. */
 interface Watch {
@@ -35,7 +40,7 @@ export class EventFeed {
   /** Blocs whose streams will be woken shortly: commits that come close together wake them once. */
   private readonly soon = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly ctx: Context, pollMs: number) {
+  constructor(private readonly ctx: Context, pollMs: number, private readonly load: LoopLoad) {
     this.unlisten = ctx.events.listen((blocId) => this.wakeSoon(blocId));
     this.timer = setInterval(() => void this.poll(), pollMs);
     this.timer.unref();
@@ -109,7 +114,7 @@ export class EventFeed {
     this.soon.set(blocId, setTimeout(() => {
       this.soon.delete(blocId);
       this.wakeAll(blocId);
-    }, COALESCE_MS));
+    }, this.load.busy ? BUSY_COALESCE_MS : COALESCE_MS));
   }
 
   private wakeAll(blocId: string): void {

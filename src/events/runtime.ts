@@ -3,6 +3,7 @@ import type { Context } from "../domain/context.js";
 import { UnavailableError } from "../domain/errors.js";
 import type { Send } from "../domain/webhooks.js";
 import { EventIds } from "../domain/stream-ids.js";
+import { LoopLoad } from "./busy.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 import { EventFeed } from "./feed.js";
 import { makeSender } from "./sender.js";
@@ -23,14 +24,16 @@ export class EventRuntime {
   private readonly streams = new Set<AbortController>();
   private ids: Promise<EventIds> | undefined;
 
+  private readonly load = new LoopLoad();
+
   constructor(private readonly ctx: Context, private readonly options: EventOptions) {
-    this.feed = new EventFeed(ctx, options.eventsPollMs);
+    this.feed = new EventFeed(ctx, options.eventsPollMs, this.load);
     this.send = makeSender(options.webhookTimeoutMs);
     if (options.webhookDelivery) {
       this.dispatcher = new WebhookDispatcher(ctx, this.send, {
         pollMs: options.eventsPollMs, timeoutMs: options.webhookTimeoutMs, retryMs: options.webhookRetryMs,
         retryForMs: options.webhookRetryForMs, keepMs: options.eventsKeepHours * 60 * 60 * 1000,
-      });
+      }, this.load);
       this.dispatcher.start();
     }
   }
@@ -69,6 +72,7 @@ export class EventRuntime {
   async stop(): Promise<void> {
     this.endStreams();
     this.feed.close();
+    this.load.close();
     await this.dispatcher?.stop();
   }
 }
