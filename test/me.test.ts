@@ -26,8 +26,9 @@ test("/api/me answers the user, roles, scope and the blocs they can use with eff
   const full = await admin("POST", `/api/admin/users/${user.id}/tokens`, {});
   const me = await server.call("GET", "/api/me", { token: full.token });
   assert.equal(me.status, 200);
-  // Blocs are listed oldest first, ties (these were made in the same second) by ID.
-  const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : 1);
+  // Blocs are listed oldest first, ties by ID: the same order as the admin listing, whichever second each was made in.
+  const listed: string[] = (await admin("GET", "/api/admin/blocs")).blocs.map((b: { id: string }) => b.id);
+  const byId = (a: { id: string }, b: { id: string }): number => listed.indexOf(a.id) - listed.indexOf(b.id);
   assert.deepEqual(me.json, {
     user: { id: user.id, name: "ann", role: "member", profile: ["Dublin"] },
     roles: [{ id: role.id, name: "leads" }],

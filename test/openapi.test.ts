@@ -51,12 +51,14 @@ function registeredRoutes(tree: string): string[] {
 /**
  * Left out of the check, and only these: Fastify's automatic HEAD twins of GET routes
  * (and the two read endpoints' explicit ones), which OpenAPI generators leave out; the
- * assets of the /docs page (HTML, scripts, styles); the OpenAPI document itself, at
- * /api/openapi.json and at /docs/json and /docs/yaml for the page.
+ * assets of the /docs page and of the web console at /console (HTML, scripts, styles);
+ * the OpenAPI document itself, at /api/openapi.json and at /docs/json and /docs/yaml for the page.
  */
 function documentable(route: string): boolean {
   const [method, path] = route.split(" ") as [string, string];
-  return method !== "HEAD" && path !== "/api/openapi.json" && path !== "/docs" && !path.startsWith("/docs/");
+  // The console's wildcard prints as "/console" then "*": it reads back as "/console*".
+  return method !== "HEAD" && path !== "/api/openapi.json" && path !== "/docs" && !path.startsWith("/docs/") &&
+    !/^\/console(?:$|\/|\*)/.test(path);
 }
 
 /** The success status each route answers with: creations 201, removals 204, the rest 200. */

@@ -6,7 +6,8 @@ import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
 import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
-import { Transport } from "./transport.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName } from "./requests.js";
+import { NodeTransport } from "./transport.js";
 import type {
   AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
   UpdateInput,
@@ -36,44 +37,9 @@ export interface ReportDownload {
   readonly filename: string;
 }
 
-const CONTENT_TYPES: Readonly<Record<ReportFormat, string>> = {
-  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-  csv: "text/csv",
-};
-
 function defaultReadMethod(): "GET" | "POST" {
   const versions = (globalThis as { process?: { versions?: Record<string, string | undefined> } }).process?.versions ?? {};
   return versions.bun !== undefined || versions.deno !== undefined ? "POST" : "GET";
-}
-
-/** The file name a Content-Disposition header gives (the RFC 5987 form first), if any. */
-function dispositionName(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const extended = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);
-  if (extended) {
-    try { return decodeURIComponent(extended[1]!.trim()); } catch { /* fall back to the plain form */ }
-  }
-  return /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;\s]+)/i.exec(header)?.[1];
-}
-
-/** A name that is safe as the last part of a path on any system. */
-function safeName(name: string): string {
-  const cleaned = name.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "_");
-  return cleaned === "" ? "report" : cleaned;
-}
-
-/** The spec's report body: each object parameter JSON-encoded into a string. */
-function reportBody(query: ReportQuery, responseType?: "blob" | "csv"): Record<string, unknown> {
-  const fields = query.fieldsToReport;
-  const body: Record<string, unknown> = {
-    stationID: query.stationID,
-    fieldsToReport: fields === "all" ? "all"
-      : JSON.stringify(Array.isArray(fields) ? Object.fromEntries((fields as readonly string[]).map((f) => [f, true])) : fields),
-  };
-  if (responseType) body.responseType = responseType;
-  if (query.requestedReportData) body.requestedReportData = JSON.stringify(query.requestedReportData);
-  if (query.dataFilteringData) body.dataFilteringData = JSON.stringify({ stationID: query.stationID, ...query.dataFilteringData });
-  return body;
 }
 
 /**
@@ -83,11 +49,11 @@ function reportBody(query: ReportQuery, responseType?: "blob" | "csv"): Record<s
  */
 export class BlocClient {
   readonly admin: BlocAdmin;
-  private readonly transport: Transport;
+  private readonly transport: NodeTransport;
   private readonly readMethod: "GET" | "POST";
 
   constructor(options: BlocClientOptions) {
-    this.transport = new Transport(options.url, options.token, options.timeoutMs ?? 0);
+    this.transport = new NodeTransport(options.url, options.token, options.timeoutMs ?? 0);
     this.readMethod = options.readMethod ?? defaultReadMethod();
     this.admin = new BlocAdmin(this.transport);
   }
@@ -95,9 +61,7 @@ export class BlocClient {
   /** Adds one record; with `files` (field slug → file) it is sent as multipart/form-data. */
   addData(input: AddDataInput, files?: Readonly<Record<string, UploadFile>>): Promise<AddDataResult> {
     const headers: Record<string, string> = input.idempotencyKey === undefined ? {} : { "idempotency-key": input.idempotencyKey };
-    const fields: Record<string, string> = { scanStationID: String(input.scanStationID) };
-    if (input.jobID !== undefined) fields.jobID = String(input.jobID);
-    fields.dataToAdd = JSON.stringify(input.dataToAdd);
+    const fields = addDataFields(input);
     if (files && Object.keys(files).length > 0) {
       return this.transport.json({ method: "POST", path: "/api/add-data", stream: multipartBody(fields, files), headers }, [200]);
     }
@@ -109,17 +73,7 @@ export class BlocClient {
     const answer = await this.transport.json<{ data: Record<string, unknown> }>(
       { method: this.readMethod, path: "/api/get-data", json: query }, [200],
     );
-    const data = answer.data;
-    // Records sit under "0", "1", … beside the aggregates.
-    const records = Object.keys(data).filter((key) => /^\d+$/.test(key)).sort((a, b) => Number(a) - Number(b))
-      .map((key) => data[key] as DataRecord<F>);
-    return {
-      records,
-      count: data.count as number,
-      fieldCounts: (data.fieldCounts ?? {}) as GetDataResult<F>["fieldCounts"],
-      countLimitInfo: data.countLimitInfo as GetDataResult<F>["countLimitInfo"],
-      fieldNames: (data.fieldNames ?? {}) as GetDataResult<F>["fieldNames"],
-    };
+    return getDataResult<F>(answer.data);
   }
 
   /**

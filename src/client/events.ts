@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import { BlocApiError } from "./errors.js";
 import type { BlocId } from "./types.js";
-import type { Transport } from "./transport.js";
+import type { NodeTransport } from "./transport.js";
 
 /** The event types a webhook may ask for; a live stream carries the two record ones. */
 export type EventType = "record.added" | "record.updated" | "bloc.updated" | "access.updated";
@@ -92,7 +92,7 @@ async function* parse(body: Readable): AsyncGenerator<{ id: string | undefined; 
  * event (token or access withdrawn) is thrown as a BlocApiError. To resume without a gap,
  * open it again with the last event's `id` as `lastEventId`.
  */
-export async function* streamEvents(transport: Transport, blocId: BlocId, options: StreamOptions = {}): AsyncGenerator<StreamEvent> {
+export async function* streamEvents(transport: NodeTransport, blocId: BlocId, options: StreamOptions = {}): AsyncGenerator<StreamEvent> {
   const path = `/api/events?blocId=${encodeURIComponent(String(blocId))}`;
   const headers: Record<string, string> = { accept: "text/event-stream" };
   if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;

@@ -23,11 +23,20 @@ export interface Incoming {
 }
 
 /**
+ * What the admin API (admin.ts) needs of a transport: a request answered with JSON. Two
+ * implement it: NodeTransport below, and FetchTransport (fetch-transport.ts) for browsers,
+ * whose bundle must not load node:http.
+ */
+export interface Transport {
+  json<T>(request: Outgoing, ok?: readonly number[]): Promise<T>;
+}
+
+/**
  * Requests over node:http(s), which (unlike fetch) send a body with GET, as the spec's
  * two read endpoints expect. One keep-alive agent per client: paging through a large
  * bloc reuses its connections.
  */
-export class Transport {
+export class NodeTransport implements Transport {
   private readonly base: URL;
   private readonly agent: http.Agent;
 

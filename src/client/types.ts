@@ -56,6 +56,8 @@ export interface GetDataResult<F extends string = string> {
   readonly countLimitInfo: CountLimitInfo;
   /** Field slug → display name. */
   readonly fieldNames: Readonly<Record<string, string>>;
+  /** This service only, when a field's listing in `fieldCounts` leaves values out: those fields' slugs. */
+  readonly fieldCountsPartial?: readonly string[];
 }
 
 export interface ReportQuery {
@@ -166,6 +168,21 @@ export interface Grant {
   readonly add?: boolean;
   readonly update?: boolean;
   readonly seeHidden?: boolean;
+}
+
+/** GET /api/me: the token's user and what it may do on each bloc it may use. */
+export interface Me {
+  readonly user: User;
+  readonly roles: readonly Role[];
+  /** What the token is narrowed to (null: not narrowed). A narrowed token cannot use the admin API. */
+  readonly token: { readonly permissions: readonly Permission[] | null; readonly blocs: readonly string[] | null };
+  readonly blocs: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly permissions: readonly Permission[];
+    readonly restriction: RestrictionMode;
+    readonly seeHidden: boolean;
+  }[];
 }
 
 export interface HistoryItem {

@@ -6,6 +6,7 @@ import { UnsupportedMediaTypeError } from "../domain/errors.js";
 import { requireAdmin, requireUser } from "./auth.js";
 import { installBodyParser } from "./body.js";
 import { closeUnread } from "./close.js";
+import { installConsole } from "./console.js";
 import { installCors } from "./cors.js";
 import { installDocs } from "./docs.js";
 import { hasBoundary } from "./content-type.js";
@@ -44,6 +45,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     },
   });
   await installDocs(app);
+  await installConsole(app);
   await installRateLimit(app, ctx.store, options.rateLimit ?? 0);
   await installCors(app, options.corsOrigins ?? []);
   installMetrics(app, options.metricsToken);

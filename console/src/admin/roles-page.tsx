@@ -1,0 +1,53 @@
+import { useState } from "preact/hooks";
+import type { Session } from "../app.js";
+import { errorMessage } from "../api.js";
+import { href } from "../route.js";
+import { useAsync } from "../use-async.js";
+import { TextInput } from "../ui/controls.js";
+import { Failure, Loading, Status } from "../ui/notice.js";
+import { PageHeading } from "../ui/page-heading.js";
+
+/** Roles: a grant given to a role applies to each of its members (members are added on a user's page). */
+export function AdminRoles({ session }: { session: Session }) {
+  const [roles, reload] = useAsync(() => session.client.admin.listRoles(), []);
+  const [name, setName] = useState("");
+  const [message, setMessage] = useState("");
+  const [failure, setFailure] = useState("");
+  const create = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    setFailure("");
+    try {
+      const role = await session.client.admin.createRole(name.trim());
+      setMessage(`Role ${role.name} created (ID ${role.id}).`);
+      setName("");
+      reload();
+    } catch (error) {
+      setFailure(errorMessage(error));
+    }
+  };
+  return (
+    <>
+      <PageHeading>Roles</PageHeading>
+      <p>A role's grants apply to each of its members. Add a user to a role on <a href={href({ page: "admin-users" })}>their page</a>;
+        grant a role access on the <a href={href({ page: "admin-access" })}>access page</a>.</p>
+      {roles.state === "loading" ? <Loading what="roles" /> : roles.state === "failed" ? <Failure error={roles.error} /> : (
+        roles.value.length === 0 ? <p class="hint">No role yet.</p> : (
+          <table>
+            <caption>{roles.value.length} {roles.value.length === 1 ? "role" : "roles"}</caption>
+            <thead><tr><th scope="col">Name</th><th scope="col">ID</th></tr></thead>
+            <tbody>{roles.value.map((r) => <tr key={r.id}><td>{r.name}</td><td>{r.id}</td></tr>)}</tbody>
+          </table>
+        )
+      )}
+      <section aria-labelledby="create-role-heading">
+        <h2 id="create-role-heading">Create a role</h2>
+        <form class="row" onSubmit={(e) => void create(e)} noValidate>
+          <TextInput label="Role name" value={name} onValue={setName} />
+          <button type="submit" class="primary">Create role</button>
+        </form>
+        {failure ? <p class="alert" role="alert">{failure}</p> : null}
+        <Status>{message}</Status>
+      </section>
+    </>
+  );
+}

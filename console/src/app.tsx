@@ -1,0 +1,57 @@
+import { useState } from "preact/hooks";
+import { clientFor, type FetchBlocClient } from "./api.js";
+import { Nav } from "./nav.js";
+import { Screen } from "./screen.js";
+import { SignIn } from "./sign-in.js";
+import { forgetToken, storedToken, storeToken } from "./session.js";
+import { shown, useAsync } from "./use-async.js";
+import { useRoute } from "./route.js";
+import { Failure, Loading } from "./ui/notice.js";
+import type { Me } from "../../src/client/types.js";
+
+export interface Session {
+  readonly client: FetchBlocClient;
+  readonly me: Me;
+  /** Asks /api/me again (after an admin changes their own access, for instance). */
+  readonly refresh: () => void;
+}
+
+/** The shell: sign-in until a token is accepted, then the navigation and the current screen. */
+export function App() {
+  const [token, setToken] = useState(storedToken);
+  const [signedOut, setSignedOut] = useState<string | undefined>(undefined);
+  const route = useRoute();
+
+  if (token === null) {
+    return <SignIn reason={signedOut} onSignedIn={(accepted) => { storeToken(accepted); setSignedOut(undefined); setToken(accepted); }} />;
+  }
+  const signOut = (reason?: string): void => { forgetToken(); setSignedOut(reason); setToken(null); };
+  return <SignedIn key={token} token={token} signOut={signOut} route={route} />;
+}
+
+function SignedIn({ token, signOut, route }: { token: string; signOut: (reason?: string) => void; route: ReturnType<typeof useRoute> }) {
+  const [client] = useState(() => clientFor(token));
+  const [me, refresh] = useAsync(() => client.me(), [client]);
+  // A refresh keeps the screen (and what the user typed) while /api/me is asked again.
+  const known = shown(me);
+  if (me.state === "failed") {
+    // The token was revoked or expired since it was stored: back to sign-in, saying why.
+    return (
+      <main id="main">
+        <Failure error={me.error} prefix="Your token was not accepted" />
+        <button type="button" onClick={() => signOut("Sign in again with a valid token.")}>Sign in again</button>
+      </main>
+    );
+  }
+  if (known === undefined) return <main id="main"><Loading what="your access" /></main>;
+  const session: Session = { client, me: known, refresh };
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById("page-title")?.focus(); }}>Skip to content</a>
+      <Nav session={session} route={route} signOut={() => signOut("You signed out.")} />
+      <main id="main">
+        <Screen session={session} route={route} />
+      </main>
+    </>
+  );
+}

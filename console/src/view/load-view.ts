@@ -1,0 +1,61 @@
+import type { FetchBlocClient } from "../api.js";
+import type { GetDataResult } from "../../../src/client/types.js";
+import { countByReport, countFromFieldCounts, type Counted } from "./count-matching.js";
+import { activeFilters, dataWindow, hasFilters, reportWindow, type ViewQuery } from "./view-query.js";
+
+/** A row of the table: created_at, user_id and one value per field slug. */
+export type Row = Readonly<Record<string, string | number>>;
+
+export interface ViewData {
+  /** The query these rows answer: while the next one loads, the page still describes what it shows. */
+  readonly query: ViewQuery;
+  readonly rows: readonly Row[];
+  readonly total: Counted;
+  /** Value counts of the date range (with value filters: before them; see below). */
+  readonly fieldCounts: GetDataResult["fieldCounts"];
+  readonly fieldCountsPartial: readonly string[];
+  /** Field slug → display name, in the bloc's order. */
+  readonly fieldNames: Readonly<Record<string, string>>;
+}
+
+/** Past this many matching records, a filtered view's total reads "more than 100,000". */
+export const VIEW_COUNT_CAP = 100_000;
+
+/**
+ * One screen of the data view, loading only a page and counts whatever the bloc's size.
+ *
+ * Without value filters it is one get-data call: the page (get-data's deep pages are
+ * served from counters), the count and every field's value counts, all in one snapshot.
+ *
+ * get-data takes no value filter, so with filters the page comes from the report (its
+ * filterDataToQuery, one page of `size` rows) and the counts from get-data over the date
+ * range (a one-record page). The total is then exact from those counts when the filters
+ * name one field; otherwise it is counted from a one-column report, up to VIEW_COUNT_CAP.
+ * The charts keep showing the range's counts, with the chosen values marked.
+ */
+export async function loadView(client: FetchBlocClient, blocId: string, query: ViewQuery, signal: AbortSignal): Promise<ViewData> {
+  const window = dataWindow(query);
+  if (!hasFilters(query.filters)) {
+    const page = await client.getData({ blocId, resultLimit: query.size, currentPage: query.page, reverse: query.order === "oldest", ...window });
+    return {
+      query, rows: page.records, total: { count: page.count, exact: true },
+      fieldCounts: page.fieldCounts, fieldCountsPartial: page.fieldCountsPartial ?? [], fieldNames: page.fieldNames,
+    };
+  }
+  const filters = activeFilters(query.filters);
+  const range = reportWindow(query);
+  const [counts, rows] = await Promise.all([
+    client.getData({ blocId, resultLimit: 1, ...window }),
+    client.getDataReport({
+      stationID: blocId, fieldsToReport: "all",
+      ...(range ? { requestedReportData: range } : {}),
+      dataFilteringData: { filterDataToQuery: filters, currentPage: query.page, resultLimit: query.size, reverse: query.order === "newest" },
+    }),
+  ]);
+  const summed = countFromFieldCounts(filters, counts);
+  const total = summed !== undefined ? { count: summed, exact: true } : await countByReport(client, blocId, filters, range, VIEW_COUNT_CAP, signal);
+  return {
+    query, rows, total,
+    fieldCounts: counts.fieldCounts, fieldCountsPartial: counts.fieldCountsPartial ?? [], fieldNames: counts.fieldNames,
+  };
+}
