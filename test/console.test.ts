@@ -7,12 +7,13 @@ import { insertAt, stamp } from "./support/fixtures.js";
 import { runPython } from "./support/python.js";
 import { startServer, type TestServer } from "./support/server.js";
 import { browserMissing, eventually, launchBrowser, screenshot, seriousViolations, texts } from "./support/browser.js";
+import { Receiver, signedWith } from "./support/receiver.js";
 
 /*
  * The web console end to end, in Debian's Chromium against the real server: sign in,
  * page through a bloc, filter by clicking a chart bar, download an .xlsx, add a record
  * (a validation error, then a valid one), update by matching values after its preview,
- * and as admin create a bloc, a user, a token and a grant. Each main screen is checked
+ * and as admin create a bloc, a user, a token, a grant and a webhook. Each main screen is checked
  * with axe-core (no serious or critical violation) and saved to docs/screenshots/.
  *
  * The tests run in order on one page, each starting where the one before left it. The
@@ -325,4 +326,46 @@ test("a tablet-sized screen (768×1024): the data view fits the width and stays 
   await eventually(async () => assert.equal(await total().textContent(), "46 records"));
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no sideways scrolling of the page");
   await accessible("data view on a tablet");
+});
+
+test("admin: a webhook made in the console gets an add signed with the secret shown once; a delivery can be resent", { skip, timeout: 60_000 }, async () => {
+  const receiver = await Receiver.start();
+  try {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole("navigation", { name: "Administration" }).getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { name: "Create a webhook" }).waitFor();
+    await page.getByLabel("URL", { exact: true }).fill(receiver.url);
+    await page.getByRole("group", { name: "Events" }).getByLabel("record.updated").check();
+    await page.getByRole("group", { name: /^Only these blocs/ }).getByLabel("Scans").check();
+    await page.getByRole("button", { name: "Create webhook" }).click();
+    const shown = page.getByRole("textbox", { name: /^Signing secret of the webhook to .* shown this once$/ });
+    await shown.waitFor();
+    const secret = await shown.inputValue();
+    assert.ok(secret.length >= 32, "a generated secret");
+    const [hook, ...others] = await admin.admin.listWebhooks();
+    assert.deepEqual(others, []);
+    assert.deepEqual([hook!.url, hook!.blocs, [...hook!.events].sort()], [receiver.url, ["scans"], ["record.added", "record.updated"]]);
+    await page.getByRole("button", { name: "I have copied it" }).click();
+    assert.equal(await page.evaluate((s) => document.body.innerHTML.includes(s), secret), false, "the secret is gone from the page");
+
+    await admin.addData({ scanStationID: "scans", dataToAdd: { field_1: "P-999", field_2: "Line 1", field_3: "1" } });
+    await receiver.until(() => receiver.acknowledged.length === 1, "the add delivered");
+    const sent = receiver.acknowledged[0]!;
+    assert.deepEqual([sent.body.type, sent.body.blocId], ["record.added", "scans"]);
+    assert.ok(signedWith(secret, sent), "signed with the secret the console showed");
+    // The receiver answers before the attempt is written down: wait for its row, then open the list.
+    await eventually(async () => assert.equal((await admin.admin.webhookDeliveries(hook!.id)).length, 1));
+
+    await page.getByRole("button", { name: `Deliveries of the webhook to ${receiver.url}` }).click();
+    const outcomes = () => texts(page.getByRole("region", { name: "Deliveries table" }).locator("tbody td:nth-child(5)"));
+    await eventually(async () => assert.deepEqual(await outcomes(), ["delivered"]));
+    await page.getByRole("button", { name: /^Resend delivery \d+$/ }).click();
+    await eventually(async () => assert.equal(await page.getByRole("status").filter({ hasText: "Resent" }).textContent(), "Resent: resent (200)."));
+    assert.deepEqual(receiver.acknowledged.map((r) => r.body.id), [sent.body.id, sent.body.id], "the same event again, for the receiver to deduplicate");
+    await eventually(async () => assert.deepEqual((await outcomes()).sort(), ["delivered", "resent"]));
+    await accessible("webhooks");
+    await screenshot(page, "webhooks", [page.locator(".volatile")]);
+  } finally {
+    await receiver.close();
+  }
 });

@@ -55,10 +55,10 @@ function WebhookTable({ hooks, open, onOpen, onDelete }: {
           <tbody>
             {hooks.map((hook) => (
               <tr key={hook.id}>
-                <td><code>{hook.url}</code></td>
+                <td><code class="volatile">{hook.url}</code></td>
                 <td>{hook.blocs === null ? "every bloc" : hook.blocs.join(", ")}</td>
                 <td>{hook.events.join(", ")}</td>
-                <td class="nowrap">{hook.createdAt}</td>
+                <td class="nowrap volatile">{hook.createdAt}</td>
                 <td class="actions">
                   <button type="button" aria-expanded={open === hook.id} onClick={() => onOpen(open === hook.id ? null : hook.id)}
                     aria-label={`Deliveries of the webhook to ${hook.url}`}>Deliveries</button>
@@ -106,9 +106,9 @@ function Deliveries({ api, id }: { api: BlocAdmin; id: string }) {
               <tbody>
                 {deliveries.value.map((d: WebhookDelivery) => (
                   <tr key={d.id}>
-                    <td class="nowrap">{d.at}</td><td>{d.type} #{d.seq}</td><td>{d.blocId}</td><td>{d.attempt}</td>
+                    <td class="nowrap volatile">{d.at}</td><td>{d.type} #{d.seq}</td><td>{d.blocId}</td><td>{d.attempt}</td>
                     <td>{d.outcome}{d.error ? `: ${d.error}` : ""}</td><td>{d.statusCode ?? ""}</td>
-                    <td>{`${d.durationMs} ms`}</td>
+                    <td class="volatile">{`${d.durationMs} ms`}</td>
                     <td><button type="button" onClick={() => void resend(d.id)} aria-label={`Resend delivery ${d.id}`}>Resend</button></td>
                   </tr>
                 ))}
