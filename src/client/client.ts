@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
 import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import { NodeTransport } from "./transport.js";
 import type {
   AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
@@ -144,11 +144,7 @@ export class BlocClient {
 
   /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
-    const answer = await this.transport.json<{ updated_record_ids: number[] }>({
-      method: "POST", path: "/api/update-records-by-matching-values",
-      json: { blocId: input.blocId, fieldsToUpdate: input.fieldsToUpdate, searchItems: input.searchItems },
-    }, [200]);
-    return answer.updated_record_ids;
+    return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;
   }
 
   /** Closes idle keep-alive connections. */

@@ -1,6 +1,6 @@
 import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import type {
   AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput,
 } from "./types.js";
@@ -83,11 +83,7 @@ export class FetchBlocClient {
   }
 
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
-    const answer = await this.transport.json<{ updated_record_ids: number[] }>({
-      method: "POST", path: "/api/update-records-by-matching-values",
-      json: { blocId: input.blocId, fieldsToUpdate: input.fieldsToUpdate, searchItems: input.searchItems },
-    }, [200]);
-    return answer.updated_record_ids;
+    return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;
   }
 
   /** A file uploaded with a record (GET /api/files/:ref), if the token may read that record. */

@@ -1,4 +1,5 @@
-import type { AddDataInput, DataRecord, GetDataResult, ReportFormat, ReportQuery } from "./types.js";
+import type { Outgoing } from "./transport.js";
+import type { AddDataInput, DataRecord, GetDataResult, ReportFormat, ReportQuery, UpdateInput } from "./types.js";
 
 /**
  * The request and answer shapes of the spec's endpoints, shared by the Node client
@@ -31,6 +32,14 @@ export function addDataFields(input: AddDataInput): Record<string, string> {
   if (input.jobID !== undefined) fields.jobID = String(input.jobID);
   fields.dataToAdd = JSON.stringify(input.dataToAdd);
   return fields;
+}
+
+/** update-records-by-matching-values' request: only the spec's three parameters. */
+export function updateRequest(input: UpdateInput): Outgoing {
+  return {
+    method: "POST", path: "/api/update-records-by-matching-values",
+    json: { blocId: input.blocId, fieldsToUpdate: input.fieldsToUpdate, searchItems: input.searchItems },
+  };
 }
 
 /** get-data's `data`, with records under "0", "1", … beside the aggregates, as typed fields. */

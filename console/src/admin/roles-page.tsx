@@ -1,30 +1,13 @@
-import { useState } from "preact/hooks";
 import type { Session } from "../app.js";
-import { errorMessage } from "../api.js";
 import { href } from "../route.js";
 import { useAsync } from "../use-async.js";
-import { TextInput } from "../ui/controls.js";
-import { Failure, Loading, Status } from "../ui/notice.js";
+import { CreateByName } from "../ui/create-by-name.js";
+import { Failure, Loading } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
 
 /** Roles: a grant given to a role applies to each of its members (members are added on a user's page). */
 export function AdminRoles({ session }: { session: Session }) {
   const [roles, reload] = useAsync(() => session.client.admin.listRoles(), []);
-  const [name, setName] = useState("");
-  const [message, setMessage] = useState("");
-  const [failure, setFailure] = useState("");
-  const create = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    setFailure("");
-    try {
-      const role = await session.client.admin.createRole(name.trim());
-      setMessage(`Role ${role.name} created (ID ${role.id}).`);
-      setName("");
-      reload();
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  };
   return (
     <>
       <PageHeading>Roles</PageHeading>
@@ -41,12 +24,7 @@ export function AdminRoles({ session }: { session: Session }) {
       )}
       <section aria-labelledby="create-role-heading">
         <h2 id="create-role-heading">Create a role</h2>
-        <form class="row" onSubmit={(e) => void create(e)} noValidate>
-          <TextInput label="Role name" value={name} onValue={setName} />
-          <button type="submit" class="primary">Create role</button>
-        </form>
-        {failure ? <p class="alert" role="alert">{failure}</p> : null}
-        <Status>{message}</Status>
+        <CreateByName what="Role" primary create={(name) => session.client.admin.createRole(name)} onCreated={reload} />
       </section>
     </>
   );
