@@ -368,6 +368,13 @@ test("admin: a webhook made in the console gets an add signed with the secret sh
     // The receiver's port and the times differ between runs, and so would the columns' widths: the same words each run.
     await page.evaluate(() => document.querySelectorAll(".volatile").forEach((cell) => { cell.textContent = "varies"; }));
     await screenshot(page, "webhooks", [page.locator(".volatile")]);
+
+    await page.reload();
+    await page.getByRole("button", { name: `Delete the webhook to ${receiver.url}` }).click();
+    await page.getByRole("button", { name: "Confirm: delete" }).click();
+    await eventually(async () => assert.equal(await page.getByRole("status").filter({ hasText: "deleted" }).textContent(), `Webhook to ${receiver.url} deleted.`));
+    assert.deepEqual(await admin.admin.listWebhooks(), []);
+    await page.getByText("No webhook yet.").waitFor();
   } finally {
     await receiver.close();
   }

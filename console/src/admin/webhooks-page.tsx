@@ -6,7 +6,6 @@ import { Checkbox, TextInput } from "../ui/controls.js";
 import { CopyButton } from "../ui/copy-button.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
-import { BlocApiError } from "../../../src/client/errors.js";
 import type { BlocAdmin } from "../../../src/client/admin.js";
 import type { EventType, Webhook, WebhookDelivery } from "../../../src/client/events.js";
 
@@ -20,20 +19,19 @@ export function AdminWebhooks({ session }: { session: Session }) {
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [message, setMessage] = useState("");
-  const missing = hooks.state === "failed" && hooks.error instanceof BlocApiError && hooks.error.status === 404;
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
-      {missing ? <p>This service has no webhook API (GET /api/admin/webhooks answered 404).</p>
-        : hooks.state === "loading" ? <Loading what="webhooks" /> : hooks.state === "failed" ? <Failure error={hooks.error} /> : (
-          <WebhookTable hooks={hooks.value} open={open} onOpen={setOpen} onDelete={async (hook) => {
-            await api.removeWebhook(hook.id);
-            setMessage(`Webhook to ${hook.url} deleted.`);
-            reload();
-          }} />
-        )}
+      {hooks.state === "loading" ? <Loading what="webhooks" /> : hooks.state === "failed" ? <Failure error={hooks.error} /> : (
+        <WebhookTable hooks={hooks.value} open={open} onOpen={setOpen} onDelete={async (hook) => {
+          await api.removeWebhook(hook.id);
+          if (open === hook.id) setOpen(null);
+          setMessage(`Webhook to ${hook.url} deleted.`);
+          reload();
+        }} />
+      )}
       {open !== null ? <Deliveries api={api} id={open} /> : null}
-      {!missing ? <CreateWebhook session={session} api={api} onCreated={(hook) => { setCreated(hook); reload(); }} /> : null}
+      <CreateWebhook session={session} api={api} onCreated={(hook) => { setCreated(hook); reload(); }} />
       {created ? <WebhookSecret hook={created} onDone={() => setCreated(null)} /> : null}
       <Status>{message}</Status>
     </>
