@@ -19,18 +19,19 @@ export function AdminWebhooks({ session }: { session: Session }) {
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [message, setMessage] = useState("");
+  const blocName = (id: string): string => session.me.blocs.find((b) => b.id === id)?.name ?? id;
   return (
     <>
       <PageHeading>Webhooks</PageHeading>
       {hooks.state === "loading" ? <Loading what="webhooks" /> : hooks.state === "failed" ? <Failure error={hooks.error} /> : (
-        <WebhookTable hooks={hooks.value} open={open} onOpen={setOpen} onDelete={async (hook) => {
+        <WebhookTable hooks={hooks.value} blocName={blocName} open={open} onOpen={setOpen} onDelete={async (hook) => {
           await api.removeWebhook(hook.id);
           if (open === hook.id) setOpen(null);
           setMessage(`Webhook to ${hook.url} deleted.`);
           reload();
         }} />
       )}
-      {open !== null ? <Deliveries api={api} id={open} /> : null}
+      {open !== null ? <Deliveries api={api} id={open} blocName={blocName} /> : null}
       <CreateWebhook session={session} api={api} onCreated={(hook) => { setCreated(hook); reload(); }} />
       {created ? <WebhookSecret hook={created} onDone={() => setCreated(null)} /> : null}
       <Status>{message}</Status>
@@ -38,8 +39,8 @@ export function AdminWebhooks({ session }: { session: Session }) {
   );
 }
 
-function WebhookTable({ hooks, open, onOpen, onDelete }: {
-  hooks: readonly Webhook[]; open: string | null; onOpen: (id: string | null) => void; onDelete: (hook: Webhook) => Promise<void>;
+function WebhookTable({ hooks, blocName, open, onOpen, onDelete }: {
+  hooks: readonly Webhook[]; blocName: (id: string) => string; open: string | null; onOpen: (id: string | null) => void; onDelete: (hook: Webhook) => Promise<void>;
 }) {
   const [failure, setFailure] = useState("");
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -54,7 +55,7 @@ function WebhookTable({ hooks, open, onOpen, onDelete }: {
             {hooks.map((hook) => (
               <tr key={hook.id}>
                 <td><code class="volatile">{hook.url}</code></td>
-                <td>{hook.blocs === null ? "every bloc" : hook.blocs.join(", ")}</td>
+                <td>{hook.blocs === null ? "every bloc" : hook.blocs.map(blocName).join(", ")}</td>
                 <td>{hook.events.join(", ")}</td>
                 <td class="nowrap volatile">{hook.createdAt}</td>
                 <td class="actions">
@@ -80,7 +81,7 @@ function WebhookTable({ hooks, open, onOpen, onDelete }: {
   );
 }
 
-function Deliveries({ api, id }: { api: BlocAdmin; id: string }) {
+function Deliveries({ api, id, blocName }: { api: BlocAdmin; id: string; blocName: (id: string) => string }) {
   const [deliveries, reload] = useAsync(() => api.webhookDeliveries(id), [api, id]);
   const [message, setMessage] = useState("");
   const resend = async (deliveryId: number): Promise<void> => {
@@ -104,7 +105,7 @@ function Deliveries({ api, id }: { api: BlocAdmin; id: string }) {
               <tbody>
                 {deliveries.value.map((d: WebhookDelivery) => (
                   <tr key={d.id}>
-                    <td class="nowrap volatile">{d.at}</td><td>{d.type} #{d.seq}</td><td>{d.blocId}</td><td>{d.attempt}</td>
+                    <td class="nowrap volatile">{d.at}</td><td>{d.type} #{d.seq}</td><td>{blocName(d.blocId)}</td><td>{d.attempt}</td>
                     <td>{d.outcome}{d.error ? `: ${d.error}` : ""}</td><td>{d.statusCode ?? ""}</td>
                     <td class="volatile">{`${d.durationMs} ms`}</td>
                     <td><button type="button" onClick={() => void resend(d.id)} aria-label={`Resend delivery ${d.id}`}>Resend</button></td>
