@@ -7,9 +7,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buffer } from "node:stream/consumers";
 // Through the package's exports map, as another package imports it.
-import { BlocApiError, BlocClient, unguardCsvCell, type DataRecord } from "bloc-data-service/client";
+import { BlocClient, unguardCsvCell, type DataRecord } from "bloc-data-service/client";
 import { runPython } from "./support/python.js";
 import { runToEnd } from "./support/process.js";
+import { refusal } from "./support/refusal.js";
 import { startServer, type TestServer } from "./support/server.js";
 
 /*
@@ -34,16 +35,6 @@ after(async () => {
   admin.close();
   await server.close();
 });
-
-async function refusal(promise: Promise<unknown>): Promise<BlocApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof BlocApiError, `a BlocApiError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected a refusal");
-}
 
 describe("client: records", () => {
   test("addData, getData (typed records and aggregates), updateRecordsByMatchingValues, record history", async () => {

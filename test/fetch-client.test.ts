@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { unzipSync, strFromU8 } from "fflate";
 // Through the package's exports map, as a browser bundle of another package would import it.
 import { FetchBlocClient } from "bloc-data-service/client/fetch";
-import { BlocApiError } from "bloc-data-service/client";
+import { refusal } from "./support/refusal.js";
 import { startServer, type TestServer } from "./support/server.js";
 
 /*
@@ -29,16 +29,6 @@ before(async () => {
 after(async () => {
   await server.close();
 });
-
-async function refusal(promise: Promise<unknown>): Promise<BlocApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof BlocApiError, `a BlocApiError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail("expected a refusal");
-}
 
 test("records: add (JSON and FormData with a file), get-data and report as POST, update, me", async () => {
   const first = await admin.addData({ scanStationID: blocId, dataToAdd: { field_1: "bolt" } });
