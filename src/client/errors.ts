@@ -29,3 +29,27 @@ export function errorText(raw: string, json: unknown): string {
   }
   return raw.trim() === "" ? "(empty body)" : raw;
 }
+
+function parsed(raw: string): unknown {
+  try { return raw === "" ? undefined : JSON.parse(raw); } catch { return undefined; }
+}
+
+/** A refused answer's body, read whole, as the BlocApiError to throw. */
+export function refusedAnswer(status: number, endpoint: string, raw: string): BlocApiError {
+  const json = parsed(raw);
+  return new BlocApiError(status, endpoint, errorText(raw, json), json);
+}
+
+/**
+ * The JSON of an answer expected with one of the `ok` statuses (a 204 may be empty);
+ * any other status, or a body that is not JSON, is thrown as a BlocApiError. Both
+ * transports (node:http and fetch) read answers through it.
+ */
+export function jsonAnswer<T>(status: number, endpoint: string, raw: string, ok: readonly number[]): T {
+  if (!ok.includes(status)) throw refusedAnswer(status, endpoint, raw);
+  const json = parsed(raw);
+  if (status !== 204 && json === undefined) {
+    throw new BlocApiError(status, endpoint, `expected a JSON body, got ${JSON.stringify(raw.slice(0, 200))}`);
+  }
+  return json as T;
+}

@@ -1,4 +1,4 @@
-import { BlocApiError, errorText } from "./errors.js";
+import { jsonAnswer, refusedAnswer } from "./errors.js";
 import type { Outgoing, Transport } from "./transport.js";
 
 /** A request as fetch sends it: a JSON body, or a FormData body for multipart uploads. */
@@ -57,24 +57,13 @@ export class FetchTransport implements Transport {
   /** The JSON answer of a request expected to succeed with `ok`; anything else is a BlocApiError. */
   async json<T>(request: FetchOutgoing, ok: readonly number[] = [200, 201]): Promise<T> {
     const response = await this.send(request);
-    const raw = await response.text();
-    let parsed: unknown;
-    try { parsed = raw === "" ? undefined : JSON.parse(raw); } catch { parsed = undefined; }
-    const endpoint = this.url(request).pathname;
-    if (!ok.includes(response.status)) throw new BlocApiError(response.status, endpoint, errorText(raw, parsed), parsed);
-    if (response.status !== 204 && parsed === undefined) {
-      throw new BlocApiError(response.status, endpoint, `expected a JSON body, got ${JSON.stringify(raw.slice(0, 200))}`);
-    }
-    return parsed as T;
+    return jsonAnswer<T>(response.status, this.url(request).pathname, await response.text(), ok);
   }
 
   /** A 200 answer, unread, for the caller to stream or take as a Blob; a refusal is read whole and thrown. */
   async ok(request: FetchOutgoing): Promise<Response> {
     const response = await this.send(request);
     if (response.status === 200) return response;
-    const raw = await response.text();
-    let parsed: unknown;
-    try { parsed = JSON.parse(raw); } catch { parsed = undefined; }
-    throw new BlocApiError(response.status, this.url(request).pathname, errorText(raw, parsed), parsed);
+    throw refusedAnswer(response.status, this.url(request).pathname, await response.text());
   }
 }

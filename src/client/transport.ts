@@ -2,7 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import { buffer } from "node:stream/consumers";
-import { BlocApiError, errorText } from "./errors.js";
+import { jsonAnswer, refusedAnswer } from "./errors.js";
 
 export interface Outgoing {
   readonly method: string;
@@ -79,24 +79,14 @@ export class NodeTransport implements Transport {
   /** The JSON answer of a request expected to succeed with `ok`; anything else is a BlocApiError. */
   async json<T>(request: Outgoing, ok: readonly number[] = [200, 201]): Promise<T> {
     const incoming = await this.send(request);
-    const raw = (await buffer(incoming.body)).toString("utf8");
-    let parsed: unknown;
-    try { parsed = raw === "" ? undefined : JSON.parse(raw); } catch { parsed = undefined; }
-    if (!ok.includes(incoming.status)) throw new BlocApiError(incoming.status, incoming.endpoint, errorText(raw, parsed), parsed);
-    if (incoming.status !== 204 && parsed === undefined) {
-      throw new BlocApiError(incoming.status, incoming.endpoint, `expected a JSON body, got ${JSON.stringify(raw.slice(0, 200))}`);
-    }
-    return parsed as T;
+    return jsonAnswer<T>(incoming.status, incoming.endpoint, (await buffer(incoming.body)).toString("utf8"), ok);
   }
 
   /** A streamed answer; a refusal (any status but 200) is read whole and thrown. */
   async stream(request: Outgoing): Promise<Incoming> {
     const incoming = await this.send(request);
     if (incoming.status === 200) return incoming;
-    const raw = (await buffer(incoming.body)).toString("utf8");
-    let parsed: unknown;
-    try { parsed = JSON.parse(raw); } catch { parsed = undefined; }
-    throw new BlocApiError(incoming.status, incoming.endpoint, errorText(raw, parsed), parsed);
+    throw refusedAnswer(incoming.status, incoming.endpoint, (await buffer(incoming.body)).toString("utf8"));
   }
 
   close(): void {
