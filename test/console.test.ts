@@ -283,6 +283,11 @@ test("admin: create a user and a token, its secret shown once with a copy button
   assert.deepEqual(await texts(page.getByRole("region", { name: "Tokens table" }).locator("tbody td:first-child")), ["tablet"]);
   await accessible("user and tokens");
   await screenshot(page, "user-tokens", [page.locator(".secret-value"), page.locator(".volatile"), page.locator(".token-id")]);
+  // Saving the profile reads the user again, with the page kept: the secret not yet put away stays.
+  await page.getByLabel("Profile values, one per line").fill("Dublin\nCork");
+  await page.getByRole("button", { name: "Save profile" }).click();
+  await eventually(async () => assert.equal(await page.getByRole("status").filter({ hasText: "Profile saved" }).textContent(), "Profile saved: Dublin, Cork."));
+  assert.equal(await page.locator(".secret-value").inputValue(), annToken);
   await page.getByRole("button", { name: "I have copied it" }).click();
   assert.equal(await page.locator(".secret-value").count(), 0);
   assert.equal(await page.evaluate((token) => document.body.innerHTML.includes(token), annToken), false, "the secret is gone from the page");

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { href } from "../route.js";
-import { useAsync } from "../use-async.js";
+import { shown, useAsync } from "../use-async.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
 import type { Bloc, Field } from "../../../src/client/types.js";
@@ -10,10 +10,12 @@ import { BlocSettingsForm } from "./bloc-settings.js";
 
 /** One bloc's settings and fields, editable. */
 export function AdminBloc({ session, blocId }: { session: Session; blocId: string }) {
-  const [bloc, reload] = useAsync(() => session.client.admin.getBloc(blocId), [blocId]);
-  if (bloc.state === "loading") return <Loading what="the bloc" />;
-  if (bloc.state === "failed") return <><PageHeading>Bloc {blocId}</PageHeading><Failure error={bloc.error} /></>;
-  return <BlocEditor session={session} bloc={bloc.value} reload={reload} />;
+  const [result, reload] = useAsync(() => session.client.admin.getBloc(blocId), [blocId]);
+  // After a save the bloc is read again with the editor kept, and its "saved" message with it.
+  const bloc = shown(result);
+  if (result.state === "failed") return <><PageHeading>Bloc {blocId}</PageHeading><Failure error={result.error} /></>;
+  if (bloc === undefined) return <Loading what="the bloc" />;
+  return <BlocEditor session={session} bloc={bloc} reload={reload} />;
 }
 
 function rulesOf(field: Field): string {

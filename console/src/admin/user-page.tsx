@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { errorMessage } from "../api.js";
-import { useAsync } from "../use-async.js";
+import { shown, useAsync } from "../use-async.js";
 import { Select, TextArea } from "../ui/controls.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
@@ -10,16 +10,18 @@ import { TokensPanel } from "./tokens-panel.js";
 
 /** One user: profile values, role memberships and tokens. */
 export function AdminUser({ session, userId }: { session: Session; userId: string }) {
-  const [user, reload] = useAsync(() => session.client.admin.getUser(userId), [userId]);
-  if (user.state === "loading") return <Loading what="the user" />;
-  if (user.state === "failed") return <><PageHeading>User {userId}</PageHeading><Failure error={user.error} /></>;
+  const [result, reload] = useAsync(() => session.client.admin.getUser(userId), [userId]);
+  // After a save the user is read again with the page kept: its messages, and a token's secret not yet copied, stay.
+  const user = shown(result);
+  if (result.state === "failed") return <><PageHeading>User {userId}</PageHeading><Failure error={result.error} /></>;
+  if (user === undefined) return <Loading what="the user" />;
   return (
     <>
-      <PageHeading>User {user.value.name}</PageHeading>
-      <p>ID {user.value.id}, {user.value.role === "admin" ? "an admin: may do everything" : "a member: may do what grants allow"}.</p>
-      <ProfileForm session={session} user={user.value} onSaved={reload} />
-      <RolesForm session={session} user={user.value} roles={user.value.roles} onSaved={reload} />
-      <TokensPanel session={session} user={user.value} />
+      <PageHeading>User {user.name}</PageHeading>
+      <p>ID {user.id}, {user.role === "admin" ? "an admin: may do everything" : "a member: may do what grants allow"}.</p>
+      <ProfileForm session={session} user={user} onSaved={reload} />
+      <RolesForm session={session} user={user} roles={user.roles} onSaved={reload} />
+      <TokensPanel session={session} user={user} />
     </>
   );
 }
@@ -58,7 +60,8 @@ function RolesForm({ session, user, roles, onSaved }: { session: Session; user: 
   const [chosen, setChosen] = useState("");
   const [failure, setFailure] = useState("");
   const others = all.state === "done" ? all.value.filter((r) => !roles.some((m) => m.id === r.id)) : [];
-  const role = chosen || others[0]?.id || "";
+  // The choice stands while the user is not in that role yet; once added, the next one offered.
+  const role = others.some((r) => r.id === chosen) ? chosen : others[0]?.id ?? "";
   const act = async (work: () => Promise<unknown>): Promise<void> => {
     setFailure("");
     try { await work(); onSaved(); } catch (error) { setFailure(errorMessage(error)); }

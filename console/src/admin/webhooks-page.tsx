@@ -27,11 +27,12 @@ export function AdminWebhooks({ session }: { session: Session }) {
         <WebhookTable hooks={hooks.value} blocName={blocName} open={open} onOpen={setOpen} onDelete={async (hook) => {
           await api.removeWebhook(hook.id);
           if (open === hook.id) setOpen(null);
+          if (created?.id === hook.id) setCreated(null);
           setMessage(`Webhook to ${hook.url} deleted.`);
           reload();
         }} />
       )}
-      {open !== null ? <Deliveries api={api} id={open} blocName={blocName} /> : null}
+      {open !== null ? <Deliveries key={open} api={api} id={open} blocName={blocName} /> : null}
       <CreateWebhook session={session} api={api} onCreated={(hook) => { setCreated(hook); reload(); }} />
       {created ? <WebhookSecret hook={created} onDone={() => setCreated(null)} /> : null}
       <Status>{message}</Status>
@@ -150,7 +151,7 @@ function CreateWebhook({ session, api, onCreated }: { session: Session; api: Blo
           <legend>Only these blocs (none ticked: every bloc)</legend>
           {byName(session.me.blocs).map((b) => <Checkbox key={b.id} label={b.name} checked={blocs.includes(b.id)} onChecked={(on) => setBlocs(on ? [...blocs, b.id] : blocs.filter((x) => x !== b.id))} />)}
         </fieldset>
-        <TextInput label="Signing secret (optional)" value={secret} onValue={setSecret} autocomplete="off" hint="Generated when empty, and shown once." />
+        <TextInput label="Signing secret (optional)" type="password" value={secret} onValue={setSecret} autocomplete="off" hint="Generated when empty, and shown once." />
         <button type="submit" class="primary">Create webhook</button>
         {failure ? <p class="alert" role="alert">{failure}</p> : null}
       </form>

@@ -18,7 +18,10 @@ export function AddRecord({ session, blocId }: { session: Session; blocId: strin
 }
 
 function AddForm({ session, blocId, described }: { session: Session; blocId: string; described: BlocFields }) {
-  const { fields, bloc } = described;
+  const { bloc, named } = described;
+  // Without `read` the fields cannot be listed: the user adds each field they fill by its slug.
+  const [typed, setTyped] = useState<BlocFields["fields"]>([]);
+  const fields = named ? described.fields : typed;
   const [values, setValues] = useState<Record<string, string>>({});
   const [files, setFiles] = useState<Record<string, File>>({});
   const [job, setJob] = useState("");
@@ -61,6 +64,11 @@ function AddForm({ session, blocId, described }: { session: Session; blocId: str
 
   return (
     <>
+    {!named ? (
+      <SlugPicker taken={fields.map((f) => f.slug)} onAdd={(slug) => setTyped((t) => [...t, {
+        slug, name: slug, type: null, options: null, required: false, maxLength: null, pattern: null, format: null,
+      }])} />
+    ) : null}
     <form class="record-form" onSubmit={(e) => void submit(e)} noValidate key={round}>
       {bloc === null ? (
         <p class="hint">Field types are shown to admins only (the API describes a bloc's fields through the admin API);
@@ -84,6 +92,28 @@ function AddForm({ session, blocId, described }: { session: Session; blocId: str
       {added && added.autogenerateReplacements.length > 0 ? ` ${replacements(added)}` : ""}
     </Status>
     </>
+  );
+}
+
+/**
+ * For a token that may add but not read: fields are added to the form by slug (field_1,
+ * field_2, …, as the bloc's admin gives them), since nothing this token may call lists them.
+ */
+function SlugPicker({ taken, onAdd }: { taken: readonly string[]; onAdd: (slug: string) => void }) {
+  const [slug, setSlug] = useState("");
+  const add = (event: Event): void => {
+    event.preventDefault();
+    const trimmed = slug.trim();
+    if (trimmed === "" || taken.includes(trimmed)) return;
+    onAdd(trimmed);
+    setSlug("");
+  };
+  return (
+    <form class="row" onSubmit={add} noValidate>
+      <TextInput label="Field ID to fill (e.g. field_1)" value={slug} onValue={setSlug}
+        hint="This token may add records but not read them, so the bloc's fields cannot be listed here: add each field you fill by its ID." />
+      <button type="submit">Add the field</button>
+    </form>
   );
 }
 

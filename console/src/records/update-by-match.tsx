@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { mayOn } from "../api.js";
 import { useAsync } from "../use-async.js";
@@ -6,10 +6,9 @@ import { Failure, Loading, Status } from "../ui/notice.js";
 import type { ReportRow } from "../../../src/client/types.js";
 import { loadFields, type FieldInfo } from "../view/bloc-fields.js";
 import { countByReport, countFromFieldCounts, type Counted } from "../view/count-matching.js";
+import { VIEW_COUNT_CAP } from "../view/load-view.js";
 import { PairRows, type Pair } from "./pair-rows.js";
 
-/** Past this many matching records the preview says "more than 1,000,000" rather than count on. */
-const PREVIEW_CAP = 1_000_000;
 const SAMPLE_ROWS = 5;
 
 interface Preview {
@@ -48,8 +47,10 @@ function UpdateForm({ session, blocId, fields }: { session: Session; blocId: str
   const [problem, setProblem] = useState<unknown>(null);
   const [outcome, setOutcome] = useState("");
   const [busy, setBusy] = useState(false);
-  // Any edit makes the preview stale: it must be asked again before confirming.
-  const edit = <T,>(apply: (v: T) => void) => (v: T): void => { apply(v); setPreview(null); setOutcome(""); };
+  // Any edit makes the preview stale: it must be asked again before confirming, and one
+  // still being counted when the form was edited is dropped when it arrives.
+  const edits = useRef(0);
+  const edit = <T,>(apply: (v: T) => void) => (v: T): void => { edits.current += 1; apply(v); setPreview(null); setOutcome(""); };
 
   const previewUpdate = async (event: Event): Promise<void> => {
     event.preventDefault();
@@ -58,17 +59,20 @@ function UpdateForm({ session, blocId, fields }: { session: Session; blocId: str
     const duplicate = [search, set].find((pairs) => new Set(pairs.map((p) => p.slug)).size !== pairs.length);
     if (duplicate) { setProblem(new Error("Name each field once in the search, and once in the changes.")); return; }
     setBusy(true);
+    const asked = edits.current;
     try {
       const searchItems = toObject(search);
       const filters = Object.fromEntries(search.map((p) => [p.slug, [p.value]]));
-      const counts = await session.client.getData({ blocId, resultLimit: 1 });
+      const [counts, sample] = await Promise.all([
+        session.client.getData({ blocId, resultLimit: 1 }),
+        session.client.getDataReport({
+          stationID: blocId, fieldsToReport: "all",
+          dataFilteringData: { filterDataToQuery: filters, currentPage: 1, resultLimit: SAMPLE_ROWS },
+        }),
+      ]);
       const summed = countFromFieldCounts(filters, counts);
-      const matched = summed !== undefined ? { count: summed, exact: true } : await countByReport(session.client, blocId, filters, undefined, PREVIEW_CAP);
-      const sample = await session.client.getDataReport({
-        stationID: blocId, fieldsToReport: "all",
-        dataFilteringData: { filterDataToQuery: filters, currentPage: 1, resultLimit: SAMPLE_ROWS },
-      });
-      setPreview({ search: searchItems, set: toObject(set), matched, sample });
+      const matched = summed !== undefined ? { count: summed, exact: true } : await countByReport(session.client, blocId, filters, undefined, VIEW_COUNT_CAP);
+      if (edits.current === asked) setPreview({ search: searchItems, set: toObject(set), matched, sample });
     } catch (error) {
       setProblem(error);
     } finally {
