@@ -21,6 +21,49 @@ export interface ViewData {
 /** Past this many matching records, a filtered view's total reads "more than 100,000". */
 export const VIEW_COUNT_CAP = 100_000;
 
+/** What a filtered view counts: its date range's get-data counts, and the records the filters match. */
+interface FilteredCounts {
+  readonly counts: GetDataResult;
+  readonly total: Counted;
+}
+
+/**
+ * The counts of the filtered view on screen, kept while only its page, size or order
+ * change: counting several fields' matches streams up to VIEW_COUNT_CAP report rows, which
+ * paging should not pay again. A new range or new filters (or leaving the view) aborts a
+ * count still running and starts afresh.
+ */
+export class FilteredCountsCache {
+  private key = "";
+  private entry: Promise<FilteredCounts> | undefined;
+  private controller = new AbortController();
+
+  get(client: FetchBlocClient, blocId: string, query: ViewQuery): Promise<FilteredCounts> {
+    const filters = activeFilters(query.filters);
+    const key = JSON.stringify([blocId, query.from, query.to, filters]);
+    if (key === this.key && this.entry) return this.entry;
+    this.close();
+    this.controller = new AbortController();
+    this.key = key;
+    const signal = this.controller.signal;
+    const entry = (async (): Promise<FilteredCounts> => {
+      const counts = await client.getData({ blocId, resultLimit: 1, ...dataWindow(query) });
+      const summed = countFromFieldCounts(filters, counts);
+      const total = summed !== undefined ? { count: summed, exact: true }
+        : await countByReport(client, blocId, filters, reportWindow(query), VIEW_COUNT_CAP, signal);
+      return { counts, total };
+    })();
+    // A failed count is asked again by the next screen rather than kept.
+    entry.catch(() => { if (this.entry === entry) this.entry = undefined; });
+    this.entry = entry;
+    return entry;
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
+
 /**
  * One screen of the data view, loading only a page and counts whatever the bloc's size.
  *
@@ -29,31 +72,28 @@ export const VIEW_COUNT_CAP = 100_000;
  *
  * get-data takes no value filter, so with filters the page comes from the report (its
  * filterDataToQuery, one page of `size` rows) and the counts from get-data over the date
- * range (a one-record page). The total is then exact from those counts when the filters
- * name one field; otherwise it is counted from a one-column report, up to VIEW_COUNT_CAP.
- * The charts keep showing the range's counts, with the chosen values marked.
+ * range (a one-record page), kept in `cache` while the user pages. The total is then exact
+ * from those counts when the filters name one field; otherwise it is counted from a
+ * one-column report, up to VIEW_COUNT_CAP. The charts keep showing the range's counts,
+ * with the chosen values marked.
  */
-export async function loadView(client: FetchBlocClient, blocId: string, query: ViewQuery, signal: AbortSignal): Promise<ViewData> {
-  const window = dataWindow(query);
+export async function loadView(client: FetchBlocClient, blocId: string, query: ViewQuery, cache: FilteredCountsCache): Promise<ViewData> {
   if (!hasFilters(query.filters)) {
-    const page = await client.getData({ blocId, resultLimit: query.size, currentPage: query.page, reverse: query.order === "oldest", ...window });
+    const page = await client.getData({ blocId, resultLimit: query.size, currentPage: query.page, reverse: query.order === "oldest", ...dataWindow(query) });
     return {
       query, rows: page.records, total: { count: page.count, exact: true },
       fieldCounts: page.fieldCounts, fieldCountsPartial: page.fieldCountsPartial ?? [], fieldNames: page.fieldNames,
     };
   }
-  const filters = activeFilters(query.filters);
   const range = reportWindow(query);
-  const [counts, rows] = await Promise.all([
-    client.getData({ blocId, resultLimit: 1, ...window }),
+  const [{ counts, total }, rows] = await Promise.all([
+    cache.get(client, blocId, query),
     client.getDataReport({
       stationID: blocId, fieldsToReport: "all",
       ...(range ? { requestedReportData: range } : {}),
-      dataFilteringData: { filterDataToQuery: filters, currentPage: query.page, resultLimit: query.size, reverse: query.order === "newest" },
+      dataFilteringData: { filterDataToQuery: activeFilters(query.filters), currentPage: query.page, resultLimit: query.size, reverse: query.order === "newest" },
     }),
   ]);
-  const summed = countFromFieldCounts(filters, counts);
-  const total = summed !== undefined ? { count: summed, exact: true } : await countByReport(client, blocId, filters, range, VIEW_COUNT_CAP, signal);
   return {
     query, rows, total,
     fieldCounts: counts.fieldCounts, fieldCountsPartial: counts.fieldCountsPartial ?? [], fieldNames: counts.fieldNames,

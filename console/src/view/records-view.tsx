@@ -1,4 +1,4 @@
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { isAdmin } from "../api.js";
 import { shown, useAsync } from "../use-async.js";
@@ -7,7 +7,7 @@ import type { Counted } from "./count-matching.js";
 import { ExportButtons } from "./export-buttons.js";
 import { FieldCharts } from "./field-charts.js";
 import { FilterBar } from "./filter-bar.js";
-import { loadView } from "./load-view.js";
+import { FilteredCountsCache, loadView } from "./load-view.js";
 import { Pager } from "./pager.js";
 import { RecordsTable } from "./records-table.js";
 import { ViewControls } from "./view-controls.js";
@@ -20,7 +20,9 @@ import { FIRST_VIEW, hasFilters, toggled, type ViewQuery } from "./view-query.js
 export function RecordsView({ session, blocId }: { session: Session; blocId: string }) {
   const [query, setQuery] = useState<ViewQuery>(FIRST_VIEW);
   const change = (next: Partial<ViewQuery>): void => setQuery((q) => ({ ...q, page: 1, ...next }));
-  const [result] = useAsync((signal) => loadView(session.client, blocId, query, signal), [blocId, JSON.stringify(query)]);
+  const [counts] = useState(() => new FilteredCountsCache());
+  useEffect(() => () => counts.close(), [counts]);
+  const [result] = useAsync(() => loadView(session.client, blocId, query, counts), [blocId, JSON.stringify(query)]);
   // File fields are known to admins; for members, records-table asks the service which values are files.
   const [bloc] = useAsync(async () => isAdmin(session.me) ? session.client.admin.getBloc(blocId) : null, [blocId]);
   const fileFields = new Set((shown(bloc)?.fields ?? []).filter((f) => f.type === "file").map((f) => f.slug));
