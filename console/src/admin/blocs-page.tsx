@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { Session } from "../app.js";
-import { byName, errorMessage } from "../api.js";
+import { byName } from "../api.js";
+import { useSubmit } from "../use-submit.js";
 import { href } from "../route.js";
 import { useAsync } from "../use-async.js";
 import { Checkbox, Select, TextInput } from "../ui/controls.js";
@@ -56,32 +57,21 @@ function CreateBloc({ session, onCreated }: { session: Session; onCreated: (bloc
   const [restriction, setRestriction] = useState<RestrictionMode>("none");
   const [open, setOpen] = useState(false);
   const [fields, setFields] = useState<Draft[]>([{ name: "", type: "text", required: false, extra: "" }]);
-  const [failure, setFailure] = useState("");
-  const [busy, setBusy] = useState(false);
   const put = (index: number, change: Partial<Draft>): void => setFields((all) => all.map((f, i) => (i === index ? { ...f, ...change } : f)));
 
-  const submit = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    setFailure("");
-    setBusy(true);
-    try {
-      const inputs: FieldInput[] = fields.filter((f) => f.name.trim() !== "").map((f) => ({
-        name: f.name.trim(), type: f.type, required: f.required,
-        ...(f.type === "select" ? { options: f.extra.split(",").map((o) => o.trim()).filter((o) => o !== "") } : {}),
-        ...(f.type === "autogenerate" ? { format: f.extra } : {}),
-      }));
-      const bloc = await session.client.admin.createBloc({
-        name: name.trim(), fields: inputs, restriction, openToAllUsers: open, ...(id.trim() ? { id: id.trim() } : {}),
-      });
-      onCreated(bloc);
-      setName(""); setId(""); setRestriction("none"); setOpen(false);
-      setFields([{ name: "", type: "text", required: false, extra: "" }]);
-    } catch (error) {
-      setFailure(errorMessage(error));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { submit, busy, failure } = useSubmit(async () => {
+    const inputs: FieldInput[] = fields.filter((f) => f.name.trim() !== "").map((f) => ({
+      name: f.name.trim(), type: f.type, required: f.required,
+      ...(f.type === "select" ? { options: f.extra.split(",").map((o) => o.trim()).filter((o) => o !== "") } : {}),
+      ...(f.type === "autogenerate" ? { format: f.extra } : {}),
+    }));
+    const bloc = await session.client.admin.createBloc({
+      name: name.trim(), fields: inputs, restriction, openToAllUsers: open, ...(id.trim() ? { id: id.trim() } : {}),
+    });
+    onCreated(bloc);
+    setName(""); setId(""); setRestriction("none"); setOpen(false);
+    setFields([{ name: "", type: "text", required: false, extra: "" }]);
+  });
 
   return (
     <section aria-labelledby="create-bloc-heading">

@@ -1,6 +1,7 @@
 import { useId, useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { byName, errorMessage } from "../api.js";
+import { useSubmit } from "../use-submit.js";
 import { useAsync } from "../use-async.js";
 import { Checkbox, TextInput } from "../ui/controls.js";
 import { CopyButton } from "../ui/copy-button.js";
@@ -55,25 +56,18 @@ function IssueToken({ session, user, onIssued }: { session: Session; user: User;
   const [expires, setExpires] = useState("");
   const [narrow, setNarrow] = useState<Permission[]>([]);
   const [blocs, setBlocs] = useState<string[]>([]);
-  const [failure, setFailure] = useState("");
-  const [all] = useAsync(async () => byName(await session.client.admin.listBlocs()), []);
-  const submit = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    setFailure("");
-    try {
-      const token = await session.client.admin.createToken(user.id, {
-        ...(name.trim() ? { name: name.trim() } : {}),
-        // datetime-local gives 2099-12-31T23:59(:59); the service takes 2099-12-31 23:59:59.
-        ...(expires ? { expiresAt: `${expires.replace("T", " ")}${expires.length === 16 ? ":00" : ""}` } : {}),
-        ...(narrow.length > 0 ? { permissions: narrow } : {}),
-        ...(blocs.length > 0 ? { blocs } : {}),
-      });
-      onIssued(token);
-      setName(""); setExpires(""); setNarrow([]); setBlocs([]);
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  };
+  const all = byName(session.me.blocs);
+  const { submit, busy, failure } = useSubmit(async () => {
+    const token = await session.client.admin.createToken(user.id, {
+      ...(name.trim() ? { name: name.trim() } : {}),
+      // datetime-local gives 2099-12-31T23:59(:59); the service takes 2099-12-31 23:59:59.
+      ...(expires ? { expiresAt: `${expires.replace("T", " ")}${expires.length === 16 ? ":00" : ""}` } : {}),
+      ...(narrow.length > 0 ? { permissions: narrow } : {}),
+      ...(blocs.length > 0 ? { blocs } : {}),
+    });
+    onIssued(token);
+    setName(""); setExpires(""); setNarrow([]); setBlocs([]);
+  });
   const toggle = <T,>(list: readonly T[], item: T, on: boolean): T[] => (on ? [...list, item] : list.filter((x) => x !== item));
   return (
     <form onSubmit={(e) => void submit(e)} noValidate class="panel">
@@ -86,13 +80,13 @@ function IssueToken({ session, user, onIssued }: { session: Session; user: User;
         <legend>Only these permissions (none ticked: all the user has)</legend>
         {PERMISSIONS.map((p) => <Checkbox key={p} label={p} checked={narrow.includes(p)} onChecked={(on) => setNarrow(toggle(narrow, p, on))} />)}
       </fieldset>
-      {all.state === "done" && all.value.length > 0 ? (
+      {all.length > 0 ? (
         <fieldset class="row checks">
           <legend>Only these blocs (none ticked: every bloc)</legend>
-          {all.value.map((b) => <Checkbox key={b.id} label={b.name} checked={blocs.includes(b.id)} onChecked={(on) => setBlocs(toggle(blocs, b.id, on))} />)}
+          {all.map((b) => <Checkbox key={b.id} label={b.name} checked={blocs.includes(b.id)} onChecked={(on) => setBlocs(toggle(blocs, b.id, on))} />)}
         </fieldset>
       ) : null}
-      <button type="submit" class="primary">Issue token</button>
+      <button type="submit" class="primary" disabled={busy}>Issue token</button>
       {failure ? <p class="alert" role="alert">{failure}</p> : null}
     </form>
   );

@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import type { Session } from "../app.js";
-import { errorMessage } from "../api.js";
+import { useSubmit } from "../use-submit.js";
 import { href } from "../route.js";
 import { useAsync } from "../use-async.js";
 import { Select, TextInput } from "../ui/controls.js";
@@ -43,18 +43,11 @@ export function AdminUsers({ session }: { session: Session }) {
 function CreateUser({ session, onCreated }: { session: Session; onCreated: (user: User) => void }) {
   const [name, setName] = useState("");
   const [role, setRole] = useState<UserRole>("member");
-  const [failure, setFailure] = useState("");
-  const submit = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    setFailure("");
-    try {
-      onCreated(await session.client.admin.createUser(name.trim(), role));
-      setName("");
-      setRole("member");
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  };
+  const { submit, busy, failure } = useSubmit(async () => {
+    onCreated(await session.client.admin.createUser(name.trim(), role));
+    setName("");
+    setRole("member");
+  });
   return (
     <section aria-labelledby="create-user-heading">
       <h2 id="create-user-heading">Create a user</h2>
@@ -62,7 +55,7 @@ function CreateUser({ session, onCreated }: { session: Session; onCreated: (user
         <TextInput label="User name" value={name} onValue={setName} />
         <Select label="Role" value={role} onValue={(r) => setRole(r === "admin" ? "admin" : "member")}
           options={[{ value: "member", label: "Member: what grants allow" }, { value: "admin", label: "Admin: everything" }]} />
-        <button type="submit" class="primary">Create user</button>
+        <button type="submit" class="primary" disabled={busy}>Create user</button>
       </form>
       {failure ? <p class="alert" role="alert">{failure}</p> : null}
     </section>

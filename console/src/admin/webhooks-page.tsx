@@ -1,6 +1,7 @@
 import { useId, useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { byName, errorMessage } from "../api.js";
+import { useSubmit } from "../use-submit.js";
 import { useAsync } from "../use-async.js";
 import { Checkbox, TextInput } from "../ui/controls.js";
 import { CopyButton } from "../ui/copy-button.js";
@@ -127,17 +128,10 @@ function CreateWebhook({ session, api, onCreated }: { session: Session; api: Blo
   const [events, setEvents] = useState<EventType[]>(["record.added"]);
   const [blocs, setBlocs] = useState<string[]>([]);
   const [secret, setSecret] = useState("");
-  const [failure, setFailure] = useState("");
-  const submit = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    setFailure("");
-    try {
-      onCreated(await api.createWebhook({ url: url.trim(), events, ...(blocs.length > 0 ? { blocs } : {}), ...(secret ? { secret } : {}) }));
-      setUrl(""); setSecret(""); setBlocs([]);
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  };
+  const { submit, busy, failure } = useSubmit(async () => {
+    onCreated(await api.createWebhook({ url: url.trim(), events, ...(blocs.length > 0 ? { blocs } : {}), ...(secret ? { secret } : {}) }));
+    setUrl(""); setSecret(""); setBlocs([]);
+  });
   return (
     <section aria-labelledby="create-webhook-heading">
       <h2 id="create-webhook-heading">Create a webhook</h2>
@@ -152,7 +146,7 @@ function CreateWebhook({ session, api, onCreated }: { session: Session; api: Blo
           {byName(session.me.blocs).map((b) => <Checkbox key={b.id} label={b.name} checked={blocs.includes(b.id)} onChecked={(on) => setBlocs(on ? [...blocs, b.id] : blocs.filter((x) => x !== b.id))} />)}
         </fieldset>
         <TextInput label="Signing secret (optional)" type="password" value={secret} onValue={setSecret} autocomplete="off" hint="Generated when empty, and shown once." />
-        <button type="submit" class="primary">Create webhook</button>
+        <button type="submit" class="primary" disabled={busy}>Create webhook</button>
         {failure ? <p class="alert" role="alert">{failure}</p> : null}
       </form>
     </section>

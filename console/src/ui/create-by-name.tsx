@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { errorMessage } from "../api.js";
+import { useSubmit } from "../use-submit.js";
 import { TextInput } from "./controls.js";
 import { Status } from "./notice.js";
 
@@ -12,24 +12,17 @@ export function CreateByName<T extends { readonly name: string; readonly id: str
 }) {
   const [name, setName] = useState("");
   const [message, setMessage] = useState("");
-  const [failure, setFailure] = useState("");
-  const submit = async (event: Event): Promise<void> => {
-    event.preventDefault();
-    setFailure("");
-    try {
-      const created = await create(name.trim());
-      setMessage(`${what} ${created.name} created (ID ${created.id}).`);
-      setName("");
-      onCreated();
-    } catch (error) {
-      setFailure(errorMessage(error));
-    }
-  };
+  const { submit, busy, failure } = useSubmit(async () => {
+    const created = await create(name.trim());
+    setMessage(`${what} ${created.name} created (ID ${created.id}).`);
+    setName("");
+    onCreated();
+  });
   return (
     <>
       <form class="row" onSubmit={(e) => void submit(e)} noValidate>
         <TextInput label={`${what} name`} value={name} onValue={setName} />
-        <button type="submit" class={primary ? "primary" : undefined}>Create {what.toLowerCase()}</button>
+        <button type="submit" class={primary ? "primary" : undefined} disabled={busy}>Create {what.toLowerCase()}</button>
       </form>
       {failure ? <p class="alert" role="alert">{failure}</p> : null}
       <Status>{message}</Status>
