@@ -25,7 +25,7 @@ export function PairRows({ legend, fields, pairs, onChange, valueLabel, addLabel
             </select>
           </div>
           <div class="control">
-            <label for={`${id}-v${index}`}>{valueLabel}</label>
+            <label for={`${id}-v${index}`}>{valueLabel}{pairs.length > 1 ? ` ${index + 1}` : ""}</label>
             <input id={`${id}-v${index}`} value={pair.value} onInput={(e) => put(index, { ...pair, value: e.currentTarget.value })} />
           </div>
           {pairs.length > 1 ? (

@@ -5,8 +5,8 @@ import { useAsync } from "../use-async.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import type { ReportRow } from "../../../src/client/types.js";
 import { loadFields, type FieldInfo } from "../view/bloc-fields.js";
-import { countByReport, countFromFieldCounts, type Counted } from "../view/count-matching.js";
-import { VIEW_COUNT_CAP } from "../view/load-view.js";
+import type { Counted } from "../view/count-matching.js";
+import { countMatching } from "../view/load-view.js";
 import { PairRows, type Pair } from "./pair-rows.js";
 
 const SAMPLE_ROWS = 5;
@@ -63,15 +63,13 @@ function UpdateForm({ session, blocId, fields }: { session: Session; blocId: str
     try {
       const searchItems = toObject(search);
       const filters = Object.fromEntries(search.map((p) => [p.slug, [p.value]]));
-      const [counts, sample] = await Promise.all([
-        session.client.getData({ blocId, resultLimit: 1 }),
+      const [{ total: matched }, sample] = await Promise.all([
+        countMatching(session.client, blocId, { from: "", to: "", filters }),
         session.client.getDataReport({
           stationID: blocId, fieldsToReport: "all",
           dataFilteringData: { filterDataToQuery: filters, currentPage: 1, resultLimit: SAMPLE_ROWS },
         }),
       ]);
-      const summed = countFromFieldCounts(filters, counts);
-      const matched = summed !== undefined ? { count: summed, exact: true } : await countByReport(session.client, blocId, filters, undefined, VIEW_COUNT_CAP);
       if (edits.current === asked) setPreview({ search: searchItems, set: toObject(set), matched, sample });
     } catch (error) {
       setProblem(error);

@@ -28,6 +28,21 @@ interface FilteredCounts {
 }
 
 /**
+ * The records value filters match in a date range, as the token reads them: exact from
+ * get-data's counts when the filters name one field, else counted from a one-column
+ * report up to VIEW_COUNT_CAP. The data view and the update preview both count this way.
+ */
+export async function countMatching(client: FetchBlocClient, blocId: string, query: Pick<ViewQuery, "from" | "to" | "filters">,
+  signal?: AbortSignal): Promise<FilteredCounts> {
+  const filters = activeFilters(query.filters);
+  const counts = await client.getData({ blocId, resultLimit: 1, ...dataWindow(query) });
+  const summed = countFromFieldCounts(filters, counts);
+  const total = summed !== undefined ? { count: summed, exact: true }
+    : await countByReport(client, blocId, filters, reportWindow(query), VIEW_COUNT_CAP, signal);
+  return { counts, total };
+}
+
+/**
  * The counts of the filtered view on screen, kept while only its page, size or order
  * change: counting several fields' matches streams up to VIEW_COUNT_CAP report rows, which
  * paging should not pay again. A new range or new filters (or leaving the view) aborts a
@@ -39,20 +54,12 @@ export class FilteredCountsCache {
   private controller = new AbortController();
 
   get(client: FetchBlocClient, blocId: string, query: ViewQuery): Promise<FilteredCounts> {
-    const filters = activeFilters(query.filters);
-    const key = JSON.stringify([blocId, query.from, query.to, filters]);
+    const key = JSON.stringify([blocId, query.from, query.to, activeFilters(query.filters)]);
     if (key === this.key && this.entry) return this.entry;
     this.close();
     this.controller = new AbortController();
     this.key = key;
-    const signal = this.controller.signal;
-    const entry = (async (): Promise<FilteredCounts> => {
-      const counts = await client.getData({ blocId, resultLimit: 1, ...dataWindow(query) });
-      const summed = countFromFieldCounts(filters, counts);
-      const total = summed !== undefined ? { count: summed, exact: true }
-        : await countByReport(client, blocId, filters, reportWindow(query), VIEW_COUNT_CAP, signal);
-      return { counts, total };
-    })();
+    const entry = countMatching(client, blocId, query, this.controller.signal);
     // A failed count is asked again by the next screen rather than kept.
     entry.catch(() => { if (this.entry === entry) this.entry = undefined; });
     this.entry = entry;

@@ -34,7 +34,7 @@ export function toggled(filters: Filters, slug: string, value: string): Filters 
 }
 
 /** The date range in get-data's terms (a date-only `to` ends at 23:59:59 there). */
-export function dataWindow(query: ViewQuery): { fromDate?: string; toDate?: string } {
+export function dataWindow(query: Pick<ViewQuery, "from" | "to">): { fromDate?: string; toDate?: string } {
   return { ...(query.from ? { fromDate: query.from } : {}), ...(query.to ? { toDate: query.to } : {}) };
 }
 
