@@ -101,8 +101,9 @@ test("two users with different restrictions each see only the events of records 
   for (const e of [...d.of("record.added", "record.updated"), ...o.of("record.added", "record.updated")]) {
     assert.equal("seq" in e.body || "actor" in e.body, false, "members see neither numbers nor actors");
   }
-  // Nothing of a hidden record or value anywhere in what the Dublin user received.
-  const seen = d.events.map((e) => `${e.id} ${e.data}`).join("\n");
+  // Nothing of a hidden record or value anywhere in what the Dublin user received. (Only the
+  // data: an opaque ID is 22 random-looking base64url characters, which may hold "O1" by chance.)
+  const seen = d.events.map((e) => e.data).join("\n");
   for (const secret of ["Cork", "O1", "O1b"]) assert.equal(seen.includes(secret), false, `Dublin's stream never holds "${secret}"`);
   assert.ok(d.of("record.added").every((e) => e.body.blocId === blocId && e.id !== undefined && !/^\d+$/.test(e.id)),
     "IDs are opaque: they do not count the hidden events between them");
