@@ -141,6 +141,8 @@ export const TABLES = [
   "event_sequences", "events", "webhooks", "webhook_lanes", "webhook_deliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
+/** The tables that hold the counters behind `count` and `fieldCounts` (what the benchmark reports as counter rows). */
+export const COUNTER_TABLES: readonly TableName[] = ["day_counts", "value_totals", "period_values"];
 export type Row = Record<string, string | number | null>;
 
 /** Rows of the tables, read as `Store.exportRows` reads them. */
