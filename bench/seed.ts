@@ -1,7 +1,6 @@
 import type { Context } from "../src/domain/context.js";
 import { createBloc } from "../src/domain/blocs.js";
 import type { NewRecord } from "../src/store/store.js";
-import { CounterDeltas, profileSlugsOf } from "../src/domain/counters.js";
 import { importRecords, rebuildCounters } from "../src/domain/record-writes.js";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
 
@@ -138,8 +137,6 @@ export interface SeedReport {
 
 /** Records per transaction through the store, and rows per `importRows` call. */
 const BATCH_SIZE = 20_000;
-/** `auto` seeds this many through the store, then decides from their rate. */
-const AUTO_SAMPLE = 40_000;
 
 /**
  * Seeds blocs with `record`'s deterministic records. Whichever path a record takes, it
@@ -169,9 +166,7 @@ export class Seeder {
       this.maxId = Math.max(this.maxId, lastId);
       return { ...none, records: count, bulkRecords: count, bulkSeconds: (performance.now() - started) / 1000 };
     }
-    const slugs = profileSlugsOf((await this.ctx.store.findBloc(blocId))?.fields ?? []);
-    // Rows' counters, counted as the store counts them, for every record of the bloc (those that went through the store too).
-    let counted = path === "rows" ? new CounterDeltas() : undefined;
+    let counted: undefined;
     let countingSeconds = 0;
     let storeRecords = 0;
     let storeSeconds = 0;
@@ -195,23 +190,7 @@ export class Seeder {
         storeSeconds += (performance.now() - started) / 1000;
         storeRecords += size;
       }
-      if (counted) {
-        const counting = performance.now();
-        for (const r of batch) counted.add(r, slugs, 1);
-        countingSeconds += (performance.now() - counting) / 1000;
-      }
       done += size;
-      if (path === "auto" && !useRows && storeRecords >= AUTO_SAMPLE && done < count) {
-        useRows = (count - done) / (storeRecords / storeSeconds) > budgetSeconds;
-        if (useRows) {
-          // The records so far, made again (they are deterministic) and counted.
-          const counting = performance.now();
-          counted = new CounterDeltas();
-          const again = randomFrom(count);
-          for (let i = 0; i < done; i += 1) counted.add(record(blocId, i, count, this.users, again), slugs, 1);
-          countingSeconds += (performance.now() - counting) / 1000;
-        }
-      }
     }
     const report = { records: count, bulkRecords: 0, bulkSeconds: 0, storeRecords, storeSeconds, rowsRecords, rowsSeconds };
     if (rowsRecords === 0) return { ...report, counters: "store", counterRows: 0, countersSeconds: 0 };
@@ -220,28 +199,8 @@ export class Seeder {
       await this.ctx.store.transaction((tx) => rebuildCounters(tx, blocId));
       return { ...report, counters: "rebuild", counterRows: 0, countersSeconds: (performance.now() - started) / 1000 };
     }
-    // What the store path counted is replaced by the count of every record, written as rows.
-    await this.ctx.store.transaction((tx) => tx.clearCounters(blocId));
-    const days = counted.days();
-    const values = counted.values();
-    const periods = counted.periods();
-    counted.clear();
-    for (let i = 0; i < days.length; i += BATCH_SIZE) {
-      await this.ctx.store.importRows("day_counts", days.slice(i, i + BATCH_SIZE)
-        .map(([bloc_id, segment, day, n]) => ({ bloc_id, segment, day, n })));
-    }
-    for (let i = 0; i < values.length; i += BATCH_SIZE) {
-      await this.ctx.store.importRows("value_totals", values.slice(i, i + BATCH_SIZE)
-        .map(([bloc_id, segment, slug, value, n]) => ({ bloc_id, segment, slug, value, n })));
-    }
-    for (let i = 0; i < periods.length; i += BATCH_SIZE) {
-      await this.ctx.store.importRows("period_values", periods.slice(i, i + BATCH_SIZE)
-        .map(([bloc_id, segment, slug, period, value, n]) => ({ bloc_id, segment, slug, period, value, n })));
-    }
-    return {
-      ...report, counters: "rows", counterRows: days.length + values.length + periods.length,
-      countersSeconds: countingSeconds + (performance.now() - started) / 1000,
-    };
+    void counted;
+    return { ...report, counters: "rows", counterRows: 0, countersSeconds: countingSeconds };
   }
 }
 

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { MAX_SECRET_LENGTH } from "./domain/tokens.js";
+import { COUNTED_ABOVE } from "./domain/counting/keys.js";
 
 export type IdStyle = "uuid" | "numeric";
 
@@ -18,6 +19,8 @@ export interface Config {
   readonly maxFileBytes: number;
   /** get-data's fieldCounts lists at most this many values per field, the most frequent; 0 lists all. */
   readonly fieldCountsLimit: number;
+  /** Records above which a counter scope also counts its values (domain/counting/keys.ts). */
+  readonly countedAbove: number;
   /** Server processes `npm start` runs on one port; 1 runs no cluster. */
   readonly workers: number;
   /** Connections in each process's PostgreSQL pool (unused by SQLite). */
@@ -213,6 +216,7 @@ export function readConfig(env: Env = process.env): Config {
     filesDir: path.resolve(env.BLOC_FILES_DIR || "./data/files"),
     maxFileBytes: byteCount(env, "BLOC_MAX_FILE_BYTES", 25 * 1024 * 1024),
     fieldCountsLimit: wholeNumber(env, "BLOC_FIELD_COUNTS_LIMIT", 1000),
+    countedAbove: atLeastOne(env, "BLOC_COUNTED_ABOVE", COUNTED_ABOVE),
     workers: workers(env),
     pgPool: atLeastOne(env, "BLOC_PG_POOL", 10),
     shutdownTimeoutMs: wholeNumber(env, "BLOC_SHUTDOWN_TIMEOUT_MS", 25_000),

@@ -4,6 +4,8 @@ import { makeClock } from "./domain/clock.js";
 import type { Context } from "./domain/context.js";
 import { EventSignal } from "./domain/events.js";
 import { ensureAdminToken } from "./domain/users.js";
+import { recountMissing } from "./domain/counting/recount.js";
+import { setCountingThreshold } from "./domain/counting/keys.js";
 import { telemetry } from "./metrics/registry.js";
 import { timedStore } from "./metrics/timed-store.js";
 import { FileBlobs } from "./store/file-blobs.js";
@@ -11,6 +13,7 @@ import { openStore } from "./store/open-store.js";
 
 /** The context a configuration describes: store opened, admin token ensured. */
 export async function openContext(config: Config): Promise<Context> {
+  setCountingThreshold(config.countedAbove);
   const ctx: Context = {
     store: timedStore(await openStore(config)),
     blobs: new FileBlobs(config.filesDir),
@@ -24,6 +27,8 @@ export async function openContext(config: Config): Promise<Context> {
     events: new EventSignal(),
   };
   if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);
+  // Blocs an upgrade left without counters are counted before anything is answered from them.
+  if (await recountMissing(ctx.store) > 0) await ctx.store.refreshStatistics();
   return ctx;
 }
 

@@ -127,7 +127,7 @@ describe("fieldCounts within its byte budgets", () => {
         const record = { blocId: many, createdAt: stamp("2026-05-03 08:00:00", n), userId: "seed", submittedStatus: 1, jobId: null,
           values: { field_1: value("a"), field_2: value("b"), field_3: n < 3 ? "short" : value("c") } };
         await tx.insertRecord(record);
-        tx.counters.add(record, [], 1);
+        tx.counters.add(record, { slugs: ["field_1", "field_2", "field_3"], profileSlugs: [] }, 1);
       }
     });
   });

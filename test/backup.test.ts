@@ -8,6 +8,7 @@ import { TABLES, type Row, type Store, type TableName } from "../src/store/store
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess, type Running, type Workspace } from "./support/process.js";
+import { rankValues } from "./support/ranking.js";
 import { allRows, assertCountersEqualRecount } from "./support/recount.js";
 import { postMultipart } from "./support/upload.js";
 
@@ -120,14 +121,8 @@ function data(row: Row): Record<string, string> {
 
 /** get-data's value counts for records, as the service lists them: empty values left out, most frequent first, ties by value. */
 function expectedFieldCounts(records: readonly Row[], slugs: readonly string[]): Record<string, [string, number][]> {
-  return Object.fromEntries(slugs.map((slug) => {
-    const counts = new Map<string, number>();
-    for (const record of records) {
-      const value = data(record)[slug] ?? "";
-      if (value !== "") counts.set(value, (counts.get(value) ?? 0) + 1);
-    }
-    return [slug, [...counts].sort(([a, m], [b, n]) => n - m || (a < b ? -1 : a > b ? 1 : 0))];
-  }));
+  const ranked = records.map((row) => ({ createdAt: String(row.created_at), id: Number(row.id), values: data(row) }));
+  return Object.fromEntries(slugs.map((slug) => [slug, rankValues(ranked, (r) => r.values[slug] ?? "")]));
 }
 
 /** What get-data answers, with value counts as ordered entries so that their order is compared too. */
@@ -188,7 +183,7 @@ test(`a backup taken under write load restores to the source as it was at the ba
       assert.ok(restoredRecords.some((row) => !acknowledgedBefore.includes(data(row).field_1!) && data(row).field_1!.startsWith("t-")),
         "adds made while the backup ran are in it too: it was taken under load");
       assert.deepEqual(await allRows(to, "files"), (await allRows(from, "files")).filter((row) => Number(row.record_id) <= N));
-      const derived: readonly TableName[] = ["records", "files", "day_counts", "value_totals", "period_values", "sequences",
+      const derived: readonly TableName[] = ["records", "files", "counter_scopes", "value_counts", "sequences",
         "events", "event_sequences"];
       // Each change's event is in the same transaction as the change: the backup holds the events of its records, no more.
       const restoredEvents = (await allRows(to, "events")).filter((row) => row.type === "record.added" && row.bloc_id === "hot");

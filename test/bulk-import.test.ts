@@ -58,8 +58,8 @@ function records(from: number, count: number, owners: readonly string[]): NewRec
 async function written(): Promise<Record<string, Row[]>> {
   return {
     records: await allRows(server.ctx.store, "records"),
-    day_counts: await allRows(server.ctx.store, "day_counts"),
-    value_totals: await allRows(server.ctx.store, "value_totals"),
+    counter_scopes: await allRows(server.ctx.store, "counter_scopes"),
+    value_counts: await allRows(server.ctx.store, "value_counts"),
   };
 }
 

@@ -3,15 +3,16 @@ import assert from "node:assert/strict";
 import type { RecordFilter, StoredRecord } from "../src/domain/model.js";
 import { importRecords } from "../src/domain/record-writes.js";
 import { countValues } from "../src/domain/record-queries.js";
-import { planPeriods } from "../src/domain/window-counts.js";
+import { planWindow } from "../src/domain/counting/windows.js";
 import { assertCountersEqualRecount } from "./support/recount.js";
+import { rankValues } from "./support/ranking.js";
 import { Prng } from "./fuzz/prng.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 
 /**
- * Value counts over date windows come from per-period counters (day, week, month, year)
- * plus the records of the days a window cuts through. Whatever the window, reader and
- * limit, they must equal counts and a ranking worked out here from the records.
+ * Value counts over date windows come from per-period scopes (year, month, week, day,
+ * hour) plus the records of the hours a window cuts through. Whatever the window, reader
+ * and limit, they must equal counts and a ranking worked out here from the records.
  */
 
 /** A seeded generator, so that a failure can be replayed. */
@@ -28,15 +29,8 @@ function stamp(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
-/** Most frequent first, ties in code-point (UTF-8 byte) order, at most `limit` (all when 0). */
 function ranked(records: readonly StoredRecord[], slug: string, limit: number): [string, number][] {
-  const counts = new Map<string, number>();
-  for (const record of records) {
-    const value = record.values[slug] ?? "";
-    if (value !== "") counts.set(value, (counts.get(value) ?? 0) + 1);
-  }
-  const all = [...counts].sort((a, b) => b[1] - a[1] || Buffer.compare(Buffer.from(a[0]), Buffer.from(b[0])));
-  return limit > 0 ? all.slice(0, limit) : all;
+  return rankValues(records, (r) => r.values[slug] ?? "", limit);
 }
 
 let server: TestServer;
@@ -72,27 +66,29 @@ before(async () => {
 
 after(async () => { await server.close(); });
 
-test("planPeriods takes the largest whole periods, never overlapping, and leaves cut days as edges", () => {
-  const all = [
-    { day: "2026-02-27", n: 2 }, { day: "2026-03-01", n: 1 }, { day: "2026-03-02", n: 4 }, { day: "2026-03-09", n: 1 },
-    { day: "2026-03-31", n: 3 }, { day: "2026-04-01", n: 5 },
-  ];
+test("planWindow takes the largest whole periods, never overlapping, and leaves cut hours as edges", async () => {
+  const bloc = await addBloc(server, "Plan", ["A"]);
+  const days: [string, number][] = [["2026-02-27", 2], ["2026-03-01", 1], ["2026-03-02", 4], ["2026-03-09", 1], ["2026-03-31", 3], ["2026-04-01", 5]];
+  const records = days.flatMap(([day, n]) => Array.from({ length: n }, (_, i) => ({
+    blocId: bloc, createdAt: `${day} 1${i}:00:00`, userId: "1", submittedStatus: 1, jobId: null, values: { field_1: "x" },
+  })));
+  await server.ctx.store.transaction((tx) => importRecords(tx, records));
+  const plan = (from: string, to: string): Promise<unknown> => planWindow(server.ctx.store, { blocId: bloc, from, to }, [""]);
   // All of March: one month period, though the weeks around it reach into February and April.
-  const march = all.filter((d) => d.day.startsWith("2026-03"));
-  assert.deepEqual(planPeriods(all, march, { from: "2026-03-01 00:00:00", to: "2026-03-31 23:59:59" }),
-    { periods: ["m:2026-03"], edges: [] });
-  // March 2 to April 1: week of March 2 (holding March 2 only), March 9's week, then days.
-  const later = all.filter((d) => d.day >= "2026-03-02");
-  assert.deepEqual(planPeriods(all, later, { from: "2026-03-02 00:00:00", to: "2026-04-01 23:59:59" }),
-    { periods: ["m:2026-04", "w:2026-03-02", "w:2026-03-09", "d:2026-03-31"], edges: [] });
-  // A window cutting through March 2 (2 of its 4 records) and ending at noon on March 31, which holds all 3.
-  const cut = [{ day: "2026-03-02", n: 2 }, { day: "2026-03-09", n: 1 }, { day: "2026-03-31", n: 3 }];
-  assert.deepEqual(planPeriods(all, cut, { from: "2026-03-02 12:00:00", to: "2026-03-31 12:00:00" }),
-    { periods: ["w:2026-03-09", "d:2026-03-31"], edges: [{ from: "2026-03-02 12:00:00", to: "2026-03-02 23:59:59" }] });
-  // A whole year, whose first week starts in the year before.
-  const year = [{ day: "2025-12-29", n: 1 }, { day: "2026-01-02", n: 2 }, { day: "2026-12-31", n: 1 }];
-  assert.deepEqual(planPeriods(year, year.slice(1), { from: "2026-01-01 00:00:00", to: "2026-12-31 23:59:59" }),
-    { periods: ["y:2026"], edges: [] });
+  assert.deepEqual(await plan("2026-03-01 00:00:00", "2026-03-31 23:59:59"), { periods: ["m:2026-03"], edges: [] });
+  // March 2 to April 1: April (all its records are on April 1), whole weeks, then the days of the week April 1 cuts.
+  assert.deepEqual(await plan("2026-03-02 00:00:00", "2026-04-01 23:59:59"), {
+    periods: ["m:2026-04", "w:2026-03-02", "w:2026-03-09", "w:2026-03-16", "w:2026-03-23", "d:2026-03-30", "d:2026-03-31"], edges: [],
+  });
+  // A window cutting through March 2 (at 12:30, within its records' hours) and ending at noon on March 31, after its 3 records.
+  // March 2 holds too few records to keep hours: what the window takes of it is counted from its records.
+  assert.deepEqual(await plan("2026-03-02 12:30:00", "2026-03-31 12:00:00"), {
+    periods: ["w:2026-03-09", "w:2026-03-16", "w:2026-03-23", "d:2026-03-03", "d:2026-03-04", "d:2026-03-05", "d:2026-03-06", "d:2026-03-07",
+      "d:2026-03-08", "d:2026-03-30", "d:2026-03-31"],
+    edges: [{ from: "2026-03-02 12:30:00", to: "2026-03-02 23:59:59" }],
+  });
+  // Everything the bloc holds: all time.
+  assert.deepEqual(await plan("2026-01-01 00:00:00", "2026-12-31 23:59:59"), { periods: ["a"], edges: [] });
 });
 
 test("value counts over any window equal a recount, for every kind of reader and limit", async () => {

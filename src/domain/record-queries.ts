@@ -1,25 +1,15 @@
 import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
-import type { DayCount, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts } from "../store/store.js";
-import { coveringSegments, dayCountsIn, profileSlugsOf, simplify } from "./counters.js";
-import { windowValueCounts } from "./window-counts.js";
+import type { ProjectedRow, RowColumn, RowPage, StoreReads } from "../store/store.js";
+import { countRecords, dayCounts, simplify } from "./counting/answers.js";
+import type { DayCount } from "./counting/windows.js";
+
+export { countRecords, countValues } from "./counting/answers.js";
 
 /**
- * How record reads are answered, the same on every engine: from the counters wherever
- * they cover the filter (so that counts, value counts and deep pages cost what the
- * answer costs, not what the bloc holds), from the records otherwise.
+ * How record reads are answered, the same on every engine: pages by a seek on the
+ * counters wherever they cover the filter (so that a deep page costs what the page
+ * costs, not what the bloc holds); counts in counting/answers.ts.
  */
-
-async function profileSlugs(view: StoreReads, blocId: string): Promise<string[]> {
-  return profileSlugsOf((await view.findBloc(blocId))?.fields ?? []);
-}
-
-export async function countRecords(view: StoreReads, given: RecordFilter): Promise<number> {
-  if (given.visibility?.none) return 0;
-  const filter = await simplify(view, given);
-  const segments = coveringSegments(filter, await profileSlugs(view, filter.blocId));
-  if (!segments) return view.countRecords(filter);
-  return (await dayCountsIn(view, filter, segments)).reduce((sum, day) => sum + day.n, 0);
-}
 
 /**
  * Where the counters cover the filter, a deep offset becomes a seek: the per-day counts
@@ -29,9 +19,9 @@ export async function countRecords(view: StoreReads, given: RecordFilter): Promi
  */
 async function seek(view: StoreReads, filter: RecordFilter, page: RowPage): Promise<{ filter: RecordFilter; page: RowPage } | undefined> {
   if (page.offset === 0 || page.after !== undefined) return { filter, page };
-  const segments = coveringSegments(filter, await profileSlugs(view, filter.blocId));
-  if (!segments) return { filter, page };
-  const start = planSeek(await dayCountsIn(view, filter, segments), page.offset, page.order);
+  const days = await dayCounts(view, filter);
+  if (!days) return { filter, page };
+  const start = planSeek(days, page.offset, page.order);
   if (!start) return undefined;
   const bounded: RecordFilter = page.order === "newest"
     ? { ...filter, to: earlier(filter.to, `${start.day} 23:59:59`) }
@@ -71,18 +61,6 @@ export async function listRows(view: StoreReads, filter: RecordFilter, page: Row
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
   return sought ? view.listRows(sought.filter, sought.page, columns) : [];
-}
-
-/** Value counts per field: the `limit` most frequent values of each (all when 0), long ones as null. */
-export async function countValues(view: StoreReads, given: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
-  if (given.visibility?.none) return new Map(slugs.map((slug) => [slug, []]));
-  const filter = await simplify(view, given);
-  const segments = coveringSegments(filter, await profileSlugs(view, filter.blocId));
-  if (!segments) return view.tallyValues(filter, slugs, limit);
-  if (filter.from !== undefined || filter.to !== undefined) return windowValueCounts(view, filter, segments, slugs, limit);
-  const counts = new Map<string, readonly ValueCount[]>();
-  for (const slug of slugs) counts.set(slug, await view.valueTotals(filter.blocId, segments, slug, limit));
-  return counts;
 }
 
 /** Records of the bloc created at or after `since` (ever when null) that the visibility admits. */

@@ -1,6 +1,7 @@
 import { LimitReachedError } from "./errors.js";
 import { MAX_SEQUENCE, render, sequenceOf, type SequenceTemplate } from "./autogenerate.js";
-import { profileSlugsOf } from "./counters.js";
+import { layoutOf, type Layout } from "./counting/keys.js";
+import { recountBloc } from "./counting/recount.js";
 import { uniqueViolation } from "./field-rules.js";
 import { STATUS_KEY, type Field, type RecordFilter, type ScanLimitPeriod, type StoredRecord } from "./model.js";
 import { countSince } from "./record-queries.js";
@@ -56,8 +57,9 @@ async function taken(view: StoreReads, blocId: string, lookup: ValueLookup): Pro
   return (await view.holders(blocId, lookup, 1)).length > 0;
 }
 
-async function profileSlugs(view: StoreReads, blocId: string): Promise<string[]> {
-  return profileSlugsOf((await view.findBloc(blocId))?.fields ?? []);
+async function layout(view: StoreReads, blocId: string): Promise<Layout> {
+  const bloc = await view.findBloc(blocId);
+  return layoutOf(bloc ?? { fields: [] });
 }
 
 /**
@@ -67,7 +69,7 @@ async function profileSlugs(view: StoreReads, blocId: string): Promise<string[]>
  */
 async function checkScanLimit(tx: Tx, blocId: string, plan: NonNullable<InsertPlan["scanLimit"]>): Promise<void> {
   const counted = await countSince(tx, blocId, plan.since, undefined) +
-    tx.pending.recordsSince(blocId, plan.since === null ? null : plan.since.slice(0, 10));
+    tx.pending.recordsSince(blocId, plan.since);
   if (counted >= plan.limit) {
     throw new LimitReachedError(
       `This bloc has reached its scan limit of ${plan.limit} records${plan.period ? ` for this ${plan.period}` : ""}`,
@@ -129,7 +131,7 @@ export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan):
   }
   const id = await tx.insertRecord({ ...record, values });
   for (const file of plan.files) await tx.insertFile(file, blocId, id, record.createdAt);
-  tx.counters.add({ ...record, values }, await profileSlugs(tx, blocId), 1);
+  tx.counters.add({ ...record, values }, await layout(tx, blocId), 1);
   await tx.appendEvents(blocId, [recordAdded({ ...record, id, values }, plan.tokenId)]);
   return { id, values, replacements };
 }
@@ -137,15 +139,15 @@ export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan):
 /** Inserts records as they are, with no rules to check (imports and seeding); returns their IDs. */
 export async function importRecords(tx: Tx, records: readonly NewRecord[]): Promise<number[]> {
   const ids: number[] = [];
-  const locked = new Map<string, string[]>();
+  const locked = new Map<string, Layout>();
   for (const record of records) {
-    let slugs = locked.get(record.blocId);
-    if (!slugs) {
+    let fields = locked.get(record.blocId);
+    if (!fields) {
       await tx.lockBloc(record.blocId);
-      locked.set(record.blocId, slugs = await profileSlugs(tx, record.blocId));
+      locked.set(record.blocId, fields = await layout(tx, record.blocId));
     }
     ids.push(await tx.insertRecord(record));
-    tx.counters.add(record, slugs, 1);
+    tx.counters.add(record, fields, 1);
   }
   return ids;
 }
@@ -190,19 +192,19 @@ export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readon
   const affected = unique.filter((k) => Object.hasOwn(fields, k.field.slug) || (k.groupBy !== null && Object.hasOwn(fields, k.groupBy)));
   if (affected.length > 0) await checkUnique(tx, filter.blocId, before, fields, affected);
   // The old values leave the counters and the new ones enter, in this transaction.
-  const slugs = await profileSlugs(tx, filter.blocId);
+  const fieldsOf = await layout(tx, filter.blocId);
   for (const record of before) {
     const counted = { ...record, blocId: filter.blocId };
     const changed = Object.entries(fields).filter(([slug, value]) => (ownValue(record.values, slug) ?? "") !== value);
-    if (changed.some(([slug]) => slugs.includes(slug))) {
+    if (changed.some(([slug]) => fieldsOf.profileSlugs.includes(slug))) {
       // The record moves between profile segments: it leaves them whole and enters the new ones whole.
-      tx.counters.add(counted, slugs, -1);
-      tx.counters.add({ ...counted, values: { ...record.values, ...fields } }, slugs, 1);
+      tx.counters.add(counted, fieldsOf, -1);
+      tx.counters.add({ ...counted, values: { ...record.values, ...fields } }, fieldsOf, 1);
       continue;
     }
     for (const [slug, value] of changed) {
-      tx.counters.addValue(counted, slugs, slug, ownValue(record.values, slug) ?? "", -1);
-      tx.counters.addValue(counted, slugs, slug, value, 1);
+      tx.counters.addValue(counted, fieldsOf, slug, ownValue(record.values, slug) ?? "", -1);
+      tx.counters.addValue(counted, fieldsOf, slug, value, 1);
     }
   }
   const entries = historyOf(before, fields, status, actor);
@@ -213,22 +215,7 @@ export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readon
   return ids;
 }
 
-/** Records per rebuild batch: the counters of each batch are written before the next is read. */
-const REBUILD_BATCH = 5000;
-
 /** Recounts a bloc's counters from its records, after its profile-filtered fields changed. */
 export async function rebuildCounters(tx: Tx, blocId: string): Promise<void> {
-  await tx.lockBloc(blocId);
-  await tx.clearCounters(blocId);
-  const slugs = await profileSlugs(tx, blocId);
-  let after: StoredRecord | undefined;
-  for (;;) {
-    const batch = await tx.listRecords({ blocId }, {
-      order: "oldest", limit: REBUILD_BATCH, offset: 0, after: after && { createdAt: after.createdAt, id: after.id },
-    });
-    for (const record of batch) tx.counters.add({ ...record, blocId }, slugs, 1);
-    await tx.flushCounters();
-    if (batch.length < REBUILD_BATCH) return;
-    after = batch[batch.length - 1];
-  }
+  await recountBloc(tx, blocId);
 }

@@ -2,16 +2,11 @@ import type { Timestamp } from "./clock.js";
 import type { Bloc, ScanLimitPeriod, Visibility } from "./model.js";
 import type { StoreReads } from "../store/store.js";
 import { scanCount } from "./record-queries.js";
+import { periodStartOf } from "./calendar.js";
 
 /** When the current period began: today, this ISO week (from Monday) or this month, at 00:00:00. */
 export function periodStart(period: ScanLimitPeriod | null, now: Timestamp): Timestamp | null {
-  if (period === null) return null;
-  const day = now.slice(0, 10);
-  if (period === "day") return `${day} 00:00:00`;
-  if (period === "month") return `${day.slice(0, 8)}01 00:00:00`;
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() - ((date.getUTCDay() + 6) % 7));
-  return `${date.toISOString().slice(0, 10)} 00:00:00`;
+  return period === null ? null : periodStartOf(period, now);
 }
 
 /** What get-data reports under `countLimitInfo`. */

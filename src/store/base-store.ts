@@ -26,10 +26,13 @@ export abstract class BaseStore {
   findRecords(...a: Parameters<StoreReads["findRecords"]>): ReturnType<StoreReads["findRecords"]> { return this.direct.findRecords(...a); }
   listRows(...a: Parameters<StoreReads["listRows"]>): ReturnType<StoreReads["listRows"]> { return this.direct.listRows(...a); }
   tallyValues(...a: Parameters<StoreReads["tallyValues"]>): ReturnType<StoreReads["tallyValues"]> { return this.direct.tallyValues(...a); }
-  dayCounts(...a: Parameters<StoreReads["dayCounts"]>): ReturnType<StoreReads["dayCounts"]> { return this.direct.dayCounts(...a); }
-  valueTotals(...a: Parameters<StoreReads["valueTotals"]>): ReturnType<StoreReads["valueTotals"]> { return this.direct.valueTotals(...a); }
-  periodValues(...a: Parameters<StoreReads["periodValues"]>): ReturnType<StoreReads["periodValues"]> { return this.direct.periodValues(...a); }
-  valueTotal(...a: Parameters<StoreReads["valueTotal"]>): ReturnType<StoreReads["valueTotal"]> { return this.direct.valueTotal(...a); }
+  scopes(...a: Parameters<StoreReads["scopes"]>): ReturnType<StoreReads["scopes"]> { return this.direct.scopes(...a); }
+  periodCounts(...a: Parameters<StoreReads["periodCounts"]>): ReturnType<StoreReads["periodCounts"]> { return this.direct.periodCounts(...a); }
+  repeatedValues(...a: Parameters<StoreReads["repeatedValues"]>): ReturnType<StoreReads["repeatedValues"]> { return this.direct.repeatedValues(...a); }
+  countsOf(...a: Parameters<StoreReads["countsOf"]>): ReturnType<StoreReads["countsOf"]> { return this.direct.countsOf(...a); }
+  valuesHeldTwice(...a: Parameters<StoreReads["valuesHeldTwice"]>): ReturnType<StoreReads["valuesHeldTwice"]> { return this.direct.valuesHeldTwice(...a); }
+  holderCounts(...a: Parameters<StoreReads["holderCounts"]>): ReturnType<StoreReads["holderCounts"]> { return this.direct.holderCounts(...a); }
+  blocsWithoutScope(...a: Parameters<StoreReads["blocsWithoutScope"]>): ReturnType<StoreReads["blocsWithoutScope"]> { return this.direct.blocsWithoutScope(...a); }
   holders(...a: Parameters<StoreReads["holders"]>): ReturnType<StoreReads["holders"]> { return this.direct.holders(...a); }
   lastSequence(...a: Parameters<StoreReads["lastSequence"]>): ReturnType<StoreReads["lastSequence"]> { return this.direct.lastSequence(...a); }
   valuesWithPrefix(...a: Parameters<StoreReads["valuesWithPrefix"]>): ReturnType<StoreReads["valuesWithPrefix"]> { return this.direct.valuesWithPrefix(...a); }

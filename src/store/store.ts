@@ -3,7 +3,8 @@ import type {
   StoredFile, StoredRecord, Token, TokenInfo, TokenScope, User, UserRole,
 } from "../domain/model.js";
 import type { SequenceTemplate } from "../domain/autogenerate.js";
-import type { CounterDeltas } from "../domain/counters.js";
+import type { CounterDeltas } from "../domain/counting/deltas.js";
+import type { CounterReads, CounterWrites, ValueCount } from "../domain/counting/ports.js";
 import type { EventStore, EventWrites } from "./event-store.js";
 
 export type { Delivery, EventStore, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "./event-store.js";
@@ -77,20 +78,9 @@ export interface ProjectedRow extends RecordCursor {
   readonly json: string;
 }
 
-/**
- * One value of a field and the number of records holding it. A value longer than
- * LISTED_VALUE_MAX characters (domain/field-counts.ts) comes back as null: its text is
- * neither read into memory nor listed.
- */
-export type ValueCount = readonly [value: string | null, n: number];
-/** Field slug → its values, most frequent first, ties by value in code-point order. */
+export type { ValueCount } from "../domain/counting/ports.js";
+/** Field slug → its values, in the order they rank. */
 export type ValueCounts = ReadonlyMap<string, readonly ValueCount[]>;
-
-/** Records of some counter segments on one day (`YYYY-MM-DD`). */
-export interface DayCount {
-  readonly day: string;
-  readonly n: number;
-}
 
 /**
  * A field value that must match, within a group (another field's value) when given. A
@@ -137,12 +127,12 @@ export interface IdempotencyEntry {
  */
 export const TABLES = [
   "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
-  "records", "sequences", "files", "day_counts", "value_totals", "period_values", "record_history", "idempotency_keys",
+  "records", "sequences", "files", "counter_scopes", "value_counts", "record_history", "idempotency_keys",
   "event_sequences", "events", "webhooks", "webhook_lanes", "webhook_deliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
 /** The tables that hold the counters behind `count` and `fieldCounts` (what the benchmark reports as counter rows). */
-export const COUNTER_TABLES: readonly TableName[] = ["day_counts", "value_totals", "period_values"];
+export const COUNTER_TABLES: readonly TableName[] = ["counter_scopes", "value_counts"];
 export type Row = Record<string, string | number | null>;
 
 /** Rows of the tables, read as `Store.exportRows` reads them. */
@@ -164,7 +154,7 @@ export interface Durability {
  * Record reads here are plain queries over the records or the counters: which one
  * answers what, and how, is decided above the engines (domain/record-queries.ts).
  */
-export interface StoreReads {
+export interface StoreReads extends CounterReads {
   findUser(id: string): Promise<User | undefined>;
   findRole(id: string): Promise<Role | undefined>;
   listRoles(): Promise<Role[]>;
@@ -196,24 +186,6 @@ export interface StoreReads {
    * when 0), most frequent first, ties by value in code-point order; long values as null.
    */
   tallyValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
-
-  /** Records per day (ascending) summed over the segments, from the counters; days with none are absent. */
-  dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]>;
-  /**
-   * The `limit` (all when 0) most frequent values of a field summed over the segments,
-   * from the counters; long values as null (ValueCount).
-   */
-  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]>;
-  /**
-   * Values of a field summed over the segments and calendar periods (period keys,
-   * domain/counters.ts periodsOf), from the counters: the `limit` most frequent (all when
-   * 0), ranked as valueTotals ranks them; with `only`, just those values (any order, no
-   * limit), with their sums (values no period holds are absent).
-   */
-  periodValues(blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
-    only?: readonly string[]): Promise<ValueCount[]>;
-  /** How many records of one segment hold one of `values` in `slug`, from the counters. */
-  valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number>;
 
   /** IDs of records of the bloc matching the lookup, at most `limit`. */
   holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]>;
@@ -259,7 +231,7 @@ export interface ConfigWrites {
  * everything it writes commits together or not at all. Record writes exist only here,
  * so that nothing can change records without the counters changing with them.
  */
-export interface Tx extends StoreReads, ConfigWrites, EventWrites {
+export interface Tx extends StoreReads, ConfigWrites, EventWrites, CounterWrites {
   /**
    * Serialises writers of one bloc until the transaction ends, across processes: what a
    * unit reads of the bloc's records after this stays true until it commits.
@@ -288,10 +260,6 @@ export interface Tx extends StoreReads, ConfigWrites, EventWrites {
   saveIdempotencyKey(entry: IdempotencyEntry): Promise<void>;
   /** Raises the saved counter of an autogenerate template to at least `last`. */
   saveSequence(blocId: string, slug: string, template: SequenceTemplate, last: number): Promise<void>;
-  /** Deletes a bloc's counters (before they are rebuilt). */
-  clearCounters(blocId: string): Promise<void>;
-  /** Writes this unit's counter changes now and empties them (a rebuild, which would otherwise hold them all). */
-  flushCounters(): Promise<void>;
   /** Counter changes of this unit; written when the transaction commits. */
   readonly counters: CounterDeltas;
   /**
@@ -348,11 +316,17 @@ export interface Store extends StoreReads, ConfigWrites, EventStore {
   /**
    * Loads records of one bloc in bulk, all in one transaction that holds the bloc's
    * other writers off: each batch is written as it arrives (so memory holds one batch),
-   * then the bloc's counters gain what was loaded, counted set-based from the loaded rows
-   * and merged into those already kept. If a batch, the source or the counting fails,
-   * nothing is kept. Checks no rule of the bloc: the caller's (domain/bulk-import.ts).
+   * then `count` runs in the same transaction (the domain counts what was loaded). If a
+   * batch, the source or the counting fails, nothing is kept. Checks no rule of the bloc:
+   * the caller's (domain/bulk-import.ts).
    */
-  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported>;
+  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>, count: (tx: Tx) => Promise<void>): Promise<BulkImported>;
+  /**
+   * Brings the planner's statistics up to date after a large load (PostgreSQL: ANALYZE;
+   * SQLite keeps none: value-plan.ts chooses from the counters), so that nothing answered
+   * from the loaded rows waits for autovacuum, which lags minutes behind a load or is off.
+   */
+  refreshStatistics(): Promise<void>;
   /** Rows of a table in primary-key order, after `after` (a row's key columns), at most `limit`. */
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]>;
   /** Inserts rows as they are (IDs kept) into an instance being filled by a copy; key sequences move past them. */

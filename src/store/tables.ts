@@ -30,11 +30,8 @@ export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly
   records: { key: ["id"], columns: ["id", "bloc_id", "created_at", "user_id", "submitted_status", "job_id", "data"] },
   sequences: { key: ["bloc_id", "slug", "grp", "prefix", "suffix"], columns: ["bloc_id", "slug", "grp", "prefix", "suffix", "last"] },
   files: { key: ["ref"], columns: ["ref", "bloc_id", "record_id", "slug", "sha256", "name", "type", "size", "created_at"] },
-  day_counts: { key: ["bloc_id", "segment", "day"], columns: ["bloc_id", "segment", "day", "n"] },
-  value_totals: { key: ["bloc_id", "segment", "slug", "value"], columns: ["bloc_id", "segment", "slug", "value", "n"] },
-  period_values: {
-    key: ["bloc_id", "segment", "slug", "period", "value"], columns: ["bloc_id", "segment", "slug", "period", "value", "n"],
-  },
+  counter_scopes: { key: ["id"], columns: ["id", "bloc_id", "segment", "period", "n", "counted"] },
+  value_counts: { key: ["scope_id", "slug", "value"], columns: ["scope_id", "slug", "value", "n"] },
   record_history: { key: ["id"], columns: ["id", "bloc_id", "record_id", "changed_at", "user_id", "token_id", "changes"] },
   idempotency_keys: {
     key: ["user_id", "key_hash"],

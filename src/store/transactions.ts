@@ -1,4 +1,5 @@
-import { CounterDeltas } from "../domain/counters.js";
+import { CounterDeltas } from "../domain/counting/deltas.js";
+import { settleCounters } from "../domain/counting/settle.js";
 import type { TransactionOptions, Tx } from "./store.js";
 
 /** What an engine provides so that units of work can run in its transactions. */
@@ -9,8 +10,6 @@ export interface TransactionEngine<S> {
   savepoint<T>(session: S, work: () => Promise<T>): Promise<T>;
   /** A unit's view of the open transaction. */
   unit(session: S, counters: CounterDeltas, pending: CounterDeltas): Tx;
-  /** Writes counter changes in the open transaction. */
-  writeCounters(session: S, deltas: CounterDeltas): Promise<void>;
   /**
    * Resolves once every transaction committed so far is on disk, when `transaction`
    * resolves at its COMMIT before that (SQLite, wal-sync.ts); absent when a commit is
@@ -50,7 +49,7 @@ export class Transactions<S> {
       return this.engine.transaction(async (session) => {
         const counters = new CounterDeltas();
         const result = await work(this.engine.unit(session, counters, NOTHING_PENDING));
-        if (!counters.empty) await this.engine.writeCounters(session, counters);
+        if (!counters.empty) await settleCounters(this.engine.unit(session, NOTHING_PENDING, NOTHING_PENDING), counters);
         return result;
       }).then(async (result) => {
         await this.engine.durable?.();
@@ -90,7 +89,7 @@ export class Transactions<S> {
             outcomes.push({ error });
           }
         }
-        if (!pending.empty) await this.engine.writeCounters(session, pending);
+        if (!pending.empty) await settleCounters(this.engine.unit(session, NOTHING_PENDING, NOTHING_PENDING), pending);
       });
     } catch (error) {
       failure = { error };

@@ -1,4 +1,5 @@
 import { RECORD_ID_KEY, STATUS_KEY, type MatchCondition, type RecordFilter } from "../domain/model.js";
+import { EVERYONE, ownerSegment } from "../domain/counting/keys.js";
 
 /*
  * Which value index, if any, a record query is driven by (both engines; each counts with
@@ -48,5 +49,5 @@ export function valuesDrive(m: number, n: number, rows?: number): boolean {
 /** The segment and days a walk in time order covers (the owner's records under `own`), for the day counters. */
 export function walkedSegment(filter: RecordFilter): { segment: string; fromDay: string | undefined; toDay: string | undefined } {
   const owner = filter.visibility?.ownerId;
-  return { segment: owner === undefined ? "" : `u:${owner}`, fromDay: filter.from?.slice(0, 10), toDay: filter.to?.slice(0, 10) };
+  return { segment: owner === undefined ? EVERYONE.key : ownerSegment(owner).key, fromDay: filter.from?.slice(0, 10), toDay: filter.to?.slice(0, 10) };
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import type { Row, Store, TableName } from "../../src/store/store.js";
+import { countingThreshold } from "../../src/domain/counting/keys.js";
 
 /** Every row of a table, as the store exports it, in key order. */
 export async function allRows(store: Store, table: TableName): Promise<Row[]> {
@@ -11,11 +12,12 @@ export async function allRows(store: Store, table: TableName): Promise<Row[]> {
   }
 }
 
-/** A day's period keys, worked out here apart from the service: day, week (from its Monday), month, year. */
-function periodKeys(day: string): string[] {
+/** The periods an hour (`YYYY-MM-DD HH`) is in, worked out here apart from the service: all time, year, month, week from Monday, day, hour. */
+function periodKeys(hour: string): string[] {
+  const day = hour.slice(0, 10);
   const date = new Date(`${day}T00:00:00Z`);
   const monday = new Date(date.getTime() - ((date.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
-  return [`d:${day}`, `w:${monday}`, `m:${day.slice(0, 7)}`, `y:${day.slice(0, 4)}`];
+  return ["a", `y:${day.slice(0, 4)}`, `m:${day.slice(0, 7)}`, `w:${monday}`, `d:${day}`, `h:${hour}`];
 }
 
 function sortedEntries(counts: Map<string, number>): [string, number][] {
@@ -24,47 +26,83 @@ function sortedEntries(counts: Map<string, number>): [string, number][] {
 
 /**
  * Compares the counter tables with the same figures computed here from the records,
- * written out independently of the service's code: per segment ('' all, 'u:' owner,
- * 'p:' a profile-filtered field's value), records per day and values per field.
+ * written out independently of the service's code: records per scope (segment: '' all,
+ * 'u:' owner, 'p:' a profile-filtered field's value; period: all time, year, month,
+ * week, day, hour); and, in each scope that counts values (it passed `countedAbove`
+ * records), the records holding each value that two or more records of the bloc hold,
+ * and under "" the records holding any value, per field of the bloc. A scope that does
+ * not count values holds no value rows and at most `countedAbove` records.
  */
-export async function assertCountersEqualRecount(store: Store): Promise<void> {
-  const profileFields = new Map<string, string[]>();
+export async function assertCountersEqualRecount(store: Store, countedAbove = Number(process.env.BLOC_COUNTED_ABOVE || countingThreshold())): Promise<void> {
+  const fieldsOf = new Map<string, { slugs: string[]; profile: string[] }>();
   for (const field of await allRows(store, "fields")) {
-    if (field.apply_profile_filter !== 1) continue;
     const bloc = String(field.bloc_id);
-    profileFields.set(bloc, [...(profileFields.get(bloc) ?? []), String(field.slug)]);
+    const entry = fieldsOf.get(bloc) ?? { slugs: [], profile: [] };
+    entry.slugs.push(String(field.slug));
+    if (field.apply_profile_filter === 1) entry.profile.push(String(field.slug));
+    fieldsOf.set(bloc, entry);
   }
-  const days = new Map<string, number>();
-  const values = new Map<string, number>();
-  const periods = new Map<string, number>();
-  const bump = (map: Map<string, number>, key: readonly string[]): void => {
-    const id = JSON.stringify(key);
-    map.set(id, (map.get(id) ?? 0) + 1);
-  };
-  for (const record of await allRows(store, "records")) {
+  const records = await allRows(store, "records");
+  const held = new Map<string, number>();
+  for (const record of records) {
+    const data = JSON.parse(String(record.data)) as Record<string, string>;
+    for (const slug of fieldsOf.get(String(record.bloc_id))?.slugs ?? []) {
+      const value = data[slug] ?? "";
+      if (value !== "") held.set(JSON.stringify([record.bloc_id, slug, value]), (held.get(JSON.stringify([record.bloc_id, slug, value])) ?? 0) + 1);
+    }
+  }
+  const scopeRecords = new Map<string, number>();
+  const scopeValues = new Map<string, number>();
+  for (const record of records) {
     const bloc = String(record.bloc_id);
+    const { slugs, profile } = fieldsOf.get(bloc) ?? { slugs: [], profile: [] };
     const data = JSON.parse(String(record.data)) as Record<string, string>;
     const segments = ["", `u:${record.user_id}`];
-    for (const slug of profileFields.get(bloc) ?? []) if ((data[slug] ?? "") !== "") segments.push(`p:${slug}:${data[slug]}`);
-    const day = String(record.created_at).slice(0, 10);
+    for (const slug of profile) if ((data[slug] ?? "") !== "") segments.push(`p:${slug}:${data[slug]}`);
     for (const segment of segments) {
-      bump(days, [bloc, segment, day]);
-      for (const [slug, value] of Object.entries(data)) {
-        if (value === "") continue;
-        bump(values, [bloc, segment, slug, value]);
-        for (const period of periodKeys(day)) bump(periods, [bloc, segment, slug, period, value]);
+      for (const period of periodKeys(String(record.created_at).slice(0, 13))) {
+        const scope = JSON.stringify([bloc, segment, period]);
+        scopeRecords.set(scope, (scopeRecords.get(scope) ?? 0) + 1);
+        for (const slug of slugs) {
+          const value = data[slug] ?? "";
+          if (value === "") continue;
+          const any = JSON.stringify([bloc, segment, period, slug, ""]);
+          scopeValues.set(any, (scopeValues.get(any) ?? 0) + 1);
+          if ((held.get(JSON.stringify([bloc, slug, value])) ?? 0) < 2) continue;
+          const key = JSON.stringify([bloc, segment, period, slug, value]);
+          scopeValues.set(key, (scopeValues.get(key) ?? 0) + 1);
+        }
       }
     }
   }
-  const kept = async (table: TableName, key: readonly string[]): Promise<[string, number][]> => {
-    const counts = new Map<string, number>();
-    for (const row of await allRows(store, table)) counts.set(JSON.stringify(key.map((k) => String(row[k]))), Number(row.n));
-    return sortedEntries(counts);
-  };
-  const dayCounts = await kept("day_counts", ["bloc_id", "segment", "day"]);
-  assert.ok(dayCounts.length > 0, "day_counts holds rows");
-  assert.deepEqual(dayCounts, sortedEntries(days), "day_counts equal a recount");
-  assert.deepEqual(await kept("value_totals", ["bloc_id", "segment", "slug", "value"]), sortedEntries(values), "value_totals equal a recount");
-  assert.deepEqual(await kept("period_values", ["bloc_id", "segment", "slug", "period", "value"]), sortedEntries(periods),
-    "period_values equal a recount");
+  const scopes = await allRows(store, "counter_scopes");
+  assert.ok(scopes.length > 0, "counter_scopes holds rows");
+  const stored = new Map(scopes.map((row) => [JSON.stringify([row.bloc_id, row.segment, row.period]), Number(row.n)]));
+  // Hours are kept only within days that count their values.
+  const countedDays = new Set(scopes.filter((row) => Number(row.counted) === 1 && String(row.period).startsWith("d:"))
+    .map((row) => JSON.stringify([row.bloc_id, row.segment, String(row.period).slice(2)])));
+  for (const key of [...scopeRecords.keys()]) {
+    const [bloc, segment, period] = JSON.parse(key) as [string, string, string];
+    if (period.startsWith("h:") && !countedDays.has(JSON.stringify([bloc, segment, period.slice(2, 12)]))) scopeRecords.delete(key);
+  }
+  for (const row of scopes) {
+    if (String(row.period).startsWith("d:") && Number(row.n) > countedAbove) {
+      assert.equal(Number(row.counted), 1, `a day of ${String(row.n)} records counts its values`);
+    }
+  }
+  assert.deepEqual(sortedEntries(stored), sortedEntries(scopeRecords), "every scope's record count equals a recount");
+  const byId = new Map(scopes.map((row) => [Number(row.id), row]));
+  const counted = new Set(scopes.filter((row) => Number(row.counted) === 1).map((row) => JSON.stringify([row.bloc_id, row.segment, row.period])));
+  for (const row of scopes) {
+    if (Number(row.counted) !== 1) assert.ok(Number(row.n) <= countedAbove, `a scope of ${String(row.n)} records counts its values: ${String(row.segment)} ${String(row.period)}`);
+  }
+  const values = new Map<string, number>();
+  for (const row of await allRows(store, "value_counts")) {
+    const scope = byId.get(Number(row.scope_id));
+    assert.ok(scope, `value_counts row of a scope that does not exist (${String(row.scope_id)})`);
+    assert.equal(Number(scope.counted), 1, "value rows only in scopes that count values");
+    values.set(JSON.stringify([scope.bloc_id, scope.segment, scope.period, row.slug, row.value]), Number(row.n));
+  }
+  const expected = new Map([...scopeValues].filter(([key]) => counted.has(JSON.stringify((JSON.parse(key) as string[]).slice(0, 3)))));
+  assert.deepEqual(sortedEntries(values), sortedEntries(expected), "the counted scopes' value counts equal a recount");
 }

@@ -38,6 +38,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       BLOC_FILES_DIR: path.join(dir, "files"),
       BLOC_ADMIN_TOKEN: adminToken,
       BLOC_LOG_LEVEL: "silent",
+      // The suite counts values from a handful of records on (package.json), so that small blocs exercise the value counters.
+      ...(process.env.BLOC_COUNTED_ABOVE ? { BLOC_COUNTED_ABOVE: process.env.BLOC_COUNTED_ABOVE } : {}),
       ...env,
     });
     ctx = await openContext(config);

@@ -1,16 +1,10 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { BulkImported, NewRecord } from "../store.js";
-import { CounterDeltas } from "../../domain/counters.js";
-import { BULK_COUNTER_ROWS } from "../bulk-counters.js";
-import { writeCounters } from "./counters.js";
-import { lockUntilCommit, onPool, type Pg } from "./driver.js";
-import { translate } from "./errors.js";
+import type { Pg } from "./driver.js";
+import type { Session } from "./session.js";
 
-/*
- * Bulk loads: records streamed in with COPY … FROM STDIN inside one transaction, their
- * counters counted as they go and merged into the bloc's in bounded rounds (bulk-counters.ts).
- */
+/* Bulk loads: records streamed in with COPY … FROM STDIN inside one transaction. */
 
 const COLUMNS = "bloc_id, created_at, user_id, submitted_status, job_id, data";
 
@@ -67,66 +61,17 @@ export async function copyRecords(conn: Pg, table: string, batches: AsyncIterabl
 }
 
 /**
- * The batches of `source` up to the one after which `counts` holds BULK_COUNTER_ROWS
- * rows, each counted as it passes; `ended` tells whether the source is done.
+ * Loads every batch into `records` with one COPY, in the session's transaction (which
+ * holds the bloc's lock, as every record writer takes it), then runs `count` in it.
  */
-async function* round(
-  source: AsyncIterator<readonly NewRecord[]>, counts: CounterDeltas, slugs: readonly string[], ended: { done: boolean },
-): AsyncGenerator<readonly NewRecord[]> {
-  for (;;) {
-    const next = await source.next();
-    if (next.done === true) {
-      ended.done = true;
-      return;
-    }
-    for (const record of next.value) counts.add(record, slugs, 1);
-    yield next.value;
-    if (counts.size >= BULK_COUNTER_ROWS) return;
-  }
-}
-
-/**
- * Loads every batch into `records` and adds their counters, in one READ COMMITTED
- * transaction on a connection of its own that holds the bloc's lock (as every record
- * writer takes it). Counters are counted in memory as the rows stream out (CounterDeltas.add,
- * as every write counts them); when they reach BULK_COUNTER_ROWS rows the COPY ends, they are
- * merged into the tables (no statement can run during a COPY), and a new COPY goes on.
- */
-export async function bulkImport(pool: Pg, blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
-  const conn = await pool.reserve();
-  try {
-    await conn.unsafe("BEGIN ISOLATION LEVEL READ COMMITTED");
-    try {
-      const db = onPool(conn);
-      await lockUntilCommit(db, "bloc", blocId);
-      const [{ id: before }] = await db.run<{ id: number }>("SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id") as [{ id: number }];
-      const profile = await db.run<{ slug: string }>(
-        "SELECT slug FROM fields WHERE bloc_id = $1::text AND apply_profile_filter = 1 ORDER BY position, slug", [blocId]);
-      const slugs = profile.map((row) => row.slug);
-      const counts = new CounterDeltas();
-      const source = batches[Symbol.asyncIterator]();
-      const ended = { done: false };
-      let count = 0;
-      while (!ended.done) {
-        count += await copyRecords(conn, "records", round(source, counts, slugs, ended));
-        await writeCounters(db, counts);
-        counts.clear();
-      }
-      let lastId = 0;
-      if (count > 0) {
-        // Every record of the bloc written after the lock was taken is one of these.
-        const [last] = await db.run<{ id: number }>(
-          "SELECT COALESCE(max(id), 0) AS id FROM records WHERE id > $1::bigint AND bloc_id = $2::text", [before, blocId]);
-        lastId = last!.id;
-      }
-      const committed = await conn.unsafe("COMMIT");
-      if (committed.command !== "COMMIT") throw new Error(`COMMIT was answered ${committed.command}: the transaction was rolled back`);
-      return { count, lastId };
-    } catch (error) {
-      await conn.unsafe("ROLLBACK").catch(() => undefined);
-      throw translate(error);
-    }
-  } finally {
-    conn.release();
-  }
+export async function bulkImport(session: Session, blocId: string, batches: AsyncIterable<readonly NewRecord[]>,
+  count: () => Promise<void>): Promise<BulkImported> {
+  const [{ id: before }] = await session.db.run<{ id: number }>("SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id") as [{ id: number }];
+  const loaded = await copyRecords(session.connection, "records", batches);
+  await count();
+  if (loaded === 0) return { count: 0, lastId: 0 };
+  // Every record of the bloc written after the lock was taken is one of these.
+  const [last] = await session.db.run<{ id: number }>(
+    "SELECT COALESCE(max(id), 0) AS id FROM records WHERE id > $1::bigint AND bloc_id = $2::text", [before, blocId]);
+  return { count: loaded, lastId: Number(last!.id) };
 }

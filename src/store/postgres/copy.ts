@@ -17,7 +17,7 @@ const TYPES: Readonly<Record<string, PgType>> = {
   position: "bigint", max_length: "bigint", scan_limit: "bigint", size: "bigint", last: "bigint", n: "bigint", created_ms: "bigint",
   open_to_all: "integer", accepting_data: "integer", require_job: "integer", apply_profile_filter: "integer",
   required: "integer", unique_values: "integer", indexed: "integer", can_read: "integer", can_add: "integer",
-  can_update: "integer", see_hidden: "integer", submitted_status: "integer",
+  can_update: "integer", see_hidden: "integer", submitted_status: "integer", scope_id: "bigint", counted: "integer",
   last_seq: "bigint", seq: "bigint", delivered_seq: "bigint", first_failed_ms: "bigint", next_attempt_ms: "bigint",
   lease_until_ms: "bigint", duration_ms: "bigint", attempts: "integer", attempt: "integer", status_code: "integer",
 };
@@ -35,9 +35,7 @@ function typeOf(table: TableName, column: string): PgType {
 /** Key columns that hold client text, keyed on (head, tail) (schema.ts), with their head length. */
 const LONG_KEYS: Partial<Record<TableName, Readonly<Record<string, number>>>> = {
   sequences: { grp: SEQUENCE_HEAD, prefix: SEQUENCE_HEAD, suffix: SEQUENCE_HEAD },
-  day_counts: { segment: COUNTER_HEAD },
-  value_totals: { segment: COUNTER_HEAD, value: COUNTER_HEAD },
-  period_values: { segment: COUNTER_HEAD, value: COUNTER_HEAD },
+  value_counts: { value: COUNTER_HEAD },
 };
 
 interface Statements {
@@ -61,7 +59,7 @@ function statements(table: TableName): Statements {
       order.push(column);
       after.push(`$${i + 2}::${typeOf(table, column)}`);
     } else {
-      order.push(`${column}_head`, `${column}_tail`);
+      order.push(...headTail(column, head));
       after.push(...headTail(`$${i + 2}::text`, head));
     }
   });
@@ -80,7 +78,7 @@ function statements(table: TableName): Statements {
 const STATEMENTS = Object.fromEntries(TABLES.map((table) => [table, statements(table)])) as Record<TableName, Statements>;
 
 /** Tables whose key is an identity: after an import, their next IDs must come after the imported ones. */
-const IDENTITIES: readonly TableName[] = ["users", "roles", "modules", "records", "record_history", "webhook_deliveries"];
+const IDENTITIES: readonly TableName[] = ["users", "roles", "modules", "records", "record_history", "webhook_deliveries", "counter_scopes"];
 
 export async function exportRows(db: Db, table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
   const { key } = TABLE_SHAPES[table];

@@ -1,180 +1,171 @@
-import type { CounterDeltas } from "../../domain/counters.js";
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
-import type { DayCount, ValueCount } from "../store.js";
+import type {
+  Scope, ScopeCountChange, ScopeKey, ValueCount, ValueCountChange,
+} from "../../domain/counting/ports.js";
 import { storable, type Db } from "./driver.js";
-import { Params } from "./filters.js";
-import { COUNTER_HEAD, headTail } from "./schema.js";
+import { fieldEquals, fieldHead, fieldSql, indexedTerm } from "./filters.js";
+import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./schema.js";
 
 /*
- * The counter tables: records per (bloc, segment, day) and values per (bloc, segment,
- * field, value). What they count, and when, is decided above the engines
- * (domain/counters.ts); this file only reads them and applies changes. Segments and
- * values are keyed on (head, tail) (schema.ts), so each lookup names both.
+ * The counter tables (domain/counting/ports.ts): plain reads and writes by the keys the
+ * domain gives. A segment or value is keyed on (head, tail) (schema.ts), never on its
+ * whole text, which may be longer than an index entry holds.
  */
 
-const [SEGMENT_HEAD, SEGMENT_TAIL] = headTail("s", COUNTER_HEAD);
+const SCOPE_COLUMNS = "c.id, c.segment, c.period, c.n, c.counted";
 
-/** `alias` is one of the segments listed in the array parameter `placeholder`. */
-function inSegments(alias: string, placeholder: string): string {
-  return `(${alias}.segment_head, ${alias}.segment_tail) IN (
-    SELECT ${SEGMENT_HEAD}, ${SEGMENT_TAIL} FROM unnest(${placeholder}::text[]) AS s)`;
+interface ScopeRow { id: number; segment: string; period: string; n: number; counted: number }
+
+function toScope(row: ScopeRow): Scope {
+  return { id: Number(row.id), segment: row.segment, period: row.period, n: Number(row.n), counted: Number(row.counted) === 1 };
 }
 
-/** `alias` is the one segment `placeholder` names. */
-function isSegment(alias: string, placeholder: string): string {
-  const [head, tail] = headTail(`${placeholder}::text`, COUNTER_HEAD);
-  return `${alias}.segment_head = ${head} AND ${alias}.segment_tail = ${tail}`;
+/** `alias.column` keyed as `text` is: head and tail equal. */
+function sameKey(column: string, text: string): string {
+  const [head, tail] = headTail(column, COUNTER_HEAD);
+  const [otherHead, otherTail] = headTail(text, COUNTER_HEAD);
+  return `${head} = ${otherHead} AND ${tail} = ${otherTail}`;
 }
 
-export async function dayCounts(
-  db: Db, blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined,
-): Promise<DayCount[]> {
-  const params = new Params([blocId, segments.filter(storable)]);
-  let where = `c.bloc_id = $1::text AND ${inSegments("c", "$2")}`;
-  if (fromDay !== undefined) where += ` AND c.day >= ${params.add(fromDay)}::text`;
-  if (toDay !== undefined) where += ` AND c.day <= ${params.add(toDay)}::text`;
-  return db.run<DayCount>(
-    `SELECT c.day, sum(c.n)::bigint AS n FROM day_counts c WHERE ${where} GROUP BY c.day ORDER BY c.day`, params.values, params.options);
+export async function scopes(db: Db, blocId: string, keys: readonly ScopeKey[]): Promise<Scope[]> {
+  const wanted = keys.filter((k) => storable(k.segment));
+  if (wanted.length === 0) return [];
+  const rows = await db.run<ScopeRow>(`
+    SELECT ${SCOPE_COLUMNS} FROM unnest($2::text[], $3::text[]) AS k(s, p)
+    JOIN counter_scopes c ON c.bloc_id = $1::text AND ${sameKey("c.segment", "k.s")} AND c.period = k.p`,
+  [blocId, wanted.map((k) => k.segment), wanted.map((k) => k.period)]);
+  return rows.map(toScope);
 }
 
-/**
- * The most frequent values of a field over some segments. One segment is read off the
- * top-K index in order; several are summed first.
- */
-export async function valueTotals(db: Db, blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]> {
-  // LIMIT NULL is no limit: 0 (all) needs no statement of its own. A long value's text stays in the database (ValueCount).
-  segments = segments.filter(storable);
+export async function periodCounts(db: Db, blocId: string, segments: readonly string[], from: string, to: string): Promise<{ period: string; n: number }[]> {
+  const rows = await db.run<{ period: string; n: number }>(`
+    SELECT c.period, sum(c.n)::bigint AS n FROM unnest($2::text[]) AS s(s)
+    JOIN counter_scopes c ON c.bloc_id = $1::text AND ${sameKey("c.segment", "s.s")} AND c.period >= $3::text AND c.period <= $4::text
+    GROUP BY c.period ORDER BY c.period`, [blocId, segments.filter(storable), from, to]);
+  return rows.map((row) => ({ period: row.period, n: Number(row.n) }));
+}
+
+export async function repeatedValues(db: Db, ids: readonly number[], slug: string, limit: number): Promise<ValueCount[]> {
+  // One scope reads its values off the index of counts of two and more, in order; several are summed. LIMIT NULL is none.
   const listed = `CASE WHEN length(t.value) <= ${LISTED_VALUE_MAX} THEN t.value END AS value`;
-  const rows = segments.length === 1
+  const rows = ids.length === 1
     ? await db.run<{ value: string | null; n: number }>(`
-      SELECT ${listed}, t.n FROM (SELECT c.value, c.value_head, c.n FROM value_totals c
-        WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text
-        ORDER BY c.n DESC, c.value_head, c.value LIMIT NULLIF($4::bigint, 0)) t
-      ORDER BY t.n DESC, t.value_head, t.value`, [blocId, segments[0]!, slug, limit])
+      SELECT ${listed}, t.n FROM (SELECT v.value, v.n FROM value_counts v
+        WHERE v.scope_id = $1::bigint AND v.slug = $2::text AND v.n >= 2 AND v.value <> ''
+        ORDER BY v.n DESC, left(v.value, ${COUNTER_HEAD}) LIMIT NULLIF($3::bigint, 0)) t
+      ORDER BY t.n DESC, t.value`, [ids[0]!, slug, limit])
     : await db.run<{ value: string | null; n: number }>(`
-      SELECT ${listed}, t.n FROM (SELECT c.value, sum(c.n)::bigint AS n FROM value_totals c
-        WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text
-        GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($4::bigint, 0)) t
-      ORDER BY t.n DESC, t.value`, [blocId, segments, slug, limit]);
-  return rows.map((row) => [row.value, row.n]);
+      SELECT ${listed}, t.n FROM (SELECT v.value, sum(v.n)::bigint AS n FROM value_counts v
+        WHERE v.scope_id = ANY($1::bigint[]) AND v.slug = $2::text AND v.value <> ''
+        GROUP BY v.value HAVING sum(v.n) >= 2 ORDER BY 2 DESC, 1 LIMIT NULLIF($3::bigint, 0)) t
+      ORDER BY t.n DESC, t.value`, [ids, slug, limit]);
+  return rows.map((row) => [row.value, Number(row.n)]);
 }
 
-/**
- * The most frequent values of a field over some segments and periods, or (`only`) the
- * sums of just those values. One segment and one period are read off the top-K index in
- * order; more are summed first.
- */
-export async function periodValues(
-  db: Db, blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
-  only?: readonly string[],
-): Promise<ValueCount[]> {
-  segments = segments.filter(storable);
-  if (only !== undefined) {
-    const [head, tail] = headTail("v", COUNTER_HEAD);
-    const rows = await db.run<{ value: string; n: number }>(`
-      SELECT c.value, sum(c.n)::bigint AS n FROM period_values c
-      WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text AND c.period = ANY($4::text[])
-        AND (c.value_head, c.value_tail) IN (SELECT ${head}, ${tail} FROM unnest($5::text[]) AS v)
-      GROUP BY c.value`, [blocId, segments, slug, periods, only.filter(storable)]);
-    return rows.map((row) => [row.value, row.n]);
+export async function countsOf(db: Db, ids: readonly number[], slug: string, values: readonly string[]): Promise<[string, number][]> {
+  const wanted = values.filter(storable);
+  if (ids.length === 0 || wanted.length === 0) return [];
+  const rows = await db.run<{ value: string; n: number }>(`
+    SELECT v.value, sum(v.n)::bigint AS n FROM unnest($3::text[]) AS x(x)
+    JOIN value_counts v ON v.scope_id = ANY($1::bigint[]) AND v.slug = $2::text AND ${sameKey("v.value", "x.x")}
+    GROUP BY v.value`, [ids, slug, wanted]);
+  return rows.map((row) => [row.value, Number(row.n)]);
+}
+
+export async function valuesHeldTwice(db: Db, blocId: string, slug: string, after: string | null, limit: number): Promise<[string, number][]> {
+  // In the order of the slug's value index, (head, tail), so that each page continues it.
+  const [, tail] = headTail(fieldSql(slug), FIELD_HEAD);
+  const [afterHead, afterTail] = headTail("$2::text", FIELD_HEAD);
+  const rows = await db.run<{ v: string; n: number }>(`
+    SELECT min(${fieldSql(slug)}) AS v, count(*) AS n FROM records r
+    WHERE r.bloc_id = $1::text AND ${indexedTerm(slug)} AND (${fieldHead(slug)}, ${tail}) > (${afterHead} COLLATE "C", ${afterTail})
+    GROUP BY ${fieldHead(slug)}, ${tail} HAVING count(*) >= 2 ORDER BY ${fieldHead(slug)}, ${tail} LIMIT $3::bigint`,
+  [blocId, after ?? "", limit]);
+  return rows.map((row) => [row.v, Number(row.n)]);
+}
+
+export async function holderCounts(db: Db, blocId: string, keys: readonly { slug: string; value: string }[], cap: number): Promise<number[]> {
+  const counts = keys.map(() => 0);
+  const bySlug = new Map<string, number[]>();
+  keys.forEach((k, i) => {
+    if (!storable(k.value) || k.value === "") return;
+    const list = bySlug.get(k.slug);
+    if (list) list.push(i); else bySlug.set(k.slug, [i]);
+  });
+  if (bySlug.size === 0) return counts;
+  const params: (string | number | string[] | number[])[] = [blocId, cap];
+  const parts: string[] = [];
+  for (const [slug, indexes] of bySlug) {
+    params.push(indexes.map((i) => keys[i]!.value), indexes);
+    const values = `$${params.length - 1}`;
+    const positions = `$${params.length}`;
+    parts.push(`SELECT k.i, (SELECT count(*) FROM (SELECT 1 FROM records r WHERE r.bloc_id = $1::text
+      AND ${fieldEquals(slug, "k.v", true)} LIMIT $2::bigint) x) AS n
+      FROM unnest(${values}::text[], ${positions}::integer[]) AS k(v, i)`);
   }
-  const listed = `CASE WHEN length(t.value) <= ${LISTED_VALUE_MAX} THEN t.value END AS value`;
-  const rows = segments.length === 1 && periods.length === 1
-    ? await db.run<{ value: string | null; n: number }>(`
-      SELECT ${listed}, t.n FROM (SELECT c.value, c.value_head, c.n FROM period_values c
-        WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text AND c.period = $4::text
-        ORDER BY c.n DESC, c.value_head, c.value LIMIT NULLIF($5::bigint, 0)) t
-      ORDER BY t.n DESC, t.value_head, t.value`, [blocId, segments[0]!, slug, periods[0]!, limit])
-    : await db.run<{ value: string | null; n: number }>(`
-      SELECT ${listed}, t.n FROM (SELECT c.value, sum(c.n)::bigint AS n FROM period_values c
-        WHERE c.bloc_id = $1::text AND ${inSegments("c", "$2")} AND c.slug = $3::text AND c.period = ANY($4::text[])
-        GROUP BY c.value ORDER BY 2 DESC, 1 LIMIT NULLIF($5::bigint, 0)) t
-      ORDER BY t.n DESC, t.value`, [blocId, segments, slug, periods, limit]);
-  return rows.map((row) => [row.value, row.n]);
+  for (const row of await db.run<{ i: number; n: number }>(parts.join(" UNION ALL "), params)) counts[Number(row.i)] = Number(row.n);
+  return counts;
 }
 
-export async function valueTotal(db: Db, blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
-  if (!storable(segment)) return 0;
-  const [head, tail] = headTail("v", COUNTER_HEAD);
-  const [row] = await db.run<{ n: number }>(`
-    SELECT COALESCE(sum(c.n), 0)::bigint AS n FROM value_totals c
-    WHERE c.bloc_id = $1::text AND ${isSegment("c", "$2")} AND c.slug = $3::text
-      AND (c.value_head, c.value_tail) IN (SELECT ${head}, ${tail} FROM unnest($4::text[]) AS v)`,
-  [blocId, segment, slug, values.filter(storable)]);
-  return row!.n;
+export async function blocsWithoutScope(db: Db, key: ScopeKey): Promise<string[]> {
+  const rows = await db.run<{ id: string }>(`
+    SELECT b.id FROM blocs b WHERE EXISTS (SELECT 1 FROM records r WHERE r.bloc_id = b.id)
+      AND NOT EXISTS (SELECT 1 FROM counter_scopes c WHERE c.bloc_id = b.id AND ${sameKey("c.segment", "$1::text")} AND c.period = $2::text)
+    ORDER BY b.id`, [key.segment, key.period]);
+  return rows.map((row) => row.id);
+}
+
+/** Adds to record counts in key order (so that concurrent writers lock rows in one order); drops scopes left empty. */
+export async function changeScopes(db: Db, blocId: string, changes: readonly ScopeCountChange[]): Promise<Scope[]> {
+  const wanted = changes.filter((c) => storable(c.segment));
+  if (wanted.length === 0) return [];
+  const rows = (await db.run<ScopeRow>(`
+    INSERT INTO counter_scopes AS c (bloc_id, segment, period, n)
+    SELECT $1::text, u.s, u.p, sum(u.n) FROM unnest($2::text[], $3::text[], $4::bigint[]) AS u(s, p, n)
+    GROUP BY u.s, u.p ORDER BY u.s COLLATE "C", u.p COLLATE "C"
+    ON CONFLICT (bloc_id, left(segment, ${COUNTER_HEAD}), bloc_key_tail(segment, ${COUNTER_HEAD}), period)
+    DO UPDATE SET n = c.n + excluded.n
+    RETURNING ${SCOPE_COLUMNS}`,
+  [blocId, wanted.map((c) => c.segment), wanted.map((c) => c.period), wanted.map((c) => c.n)])).map(toScope);
+  const emptied = rows.filter((s) => s.n <= 0).map((s) => s.id);
+  if (emptied.length > 0) {
+    await db.run("DELETE FROM value_counts WHERE scope_id = ANY($1::bigint[])", [emptied]);
+    await db.run("DELETE FROM counter_scopes WHERE id = ANY($1::bigint[])", [emptied]);
+  }
+  return rows.map((s) => (s.n > 0 ? s : { ...s, n: 0 }));
+}
+
+export async function markCounted(db: Db, ids: readonly number[]): Promise<void> {
+  if (ids.length > 0) await db.run("UPDATE counter_scopes SET counted = 1 WHERE id = ANY($1::bigint[])", [ids]);
+}
+
+/** Adds to value counts in key order, in one statement; then drops the rows a decrease brought to zero. */
+export async function changeValues(db: Db, changes: readonly ValueCountChange[]): Promise<void> {
+  const wanted = changes.filter((c) => c.n !== 0 && storable(c.value));
+  if (wanted.length === 0) return;
+  await db.run(`
+    INSERT INTO value_counts AS v (scope_id, slug, value, n)
+    SELECT u.c, u.k, u.v, sum(u.n) FROM unnest($1::bigint[], $2::text[], $3::text[], $4::integer[]) AS u(c, k, v, n)
+    GROUP BY u.c, u.k, u.v ORDER BY u.c, u.k COLLATE "C", u.v COLLATE "C"
+    ON CONFLICT (scope_id, slug, left(value, ${COUNTER_HEAD}), bloc_key_tail(value, ${COUNTER_HEAD}))
+    DO UPDATE SET n = v.n + excluded.n`,
+  [wanted.map((c) => c.scope), wanted.map((c) => c.slug), wanted.map((c) => c.value), wanted.map((c) => c.n)]);
+  const fallen = wanted.filter((c) => c.n < 0);
+  if (fallen.length > 0) {
+    await db.run(`
+      DELETE FROM value_counts v USING unnest($1::bigint[], $2::text[], $3::text[]) AS u(c, k, x)
+      WHERE v.scope_id = u.c AND v.slug = u.k AND ${sameKey("v.value", "u.x")} AND v.n <= 0`,
+    [fallen.map((c) => c.scope), fallen.map((c) => c.slug), fallen.map((c) => c.value)]);
+  }
+}
+
+export async function removeValue(db: Db, ids: readonly number[], slug: string, value: string): Promise<void> {
+  if (ids.length === 0 || !storable(value)) return;
+  await db.run(`DELETE FROM value_counts v WHERE v.scope_id = ANY($1::bigint[]) AND v.slug = $2::text AND ${sameKey("v.value", "$3::text")}`,
+    [ids, slug, value]);
 }
 
 export async function clearCounters(db: Db, blocId: string): Promise<void> {
-  await db.run("DELETE FROM day_counts WHERE bloc_id = $1::text", [blocId]);
-  await db.run("DELETE FROM value_totals WHERE bloc_id = $1::text", [blocId]);
-  await db.run("DELETE FROM period_values WHERE bloc_id = $1::text", [blocId]);
-}
-
-/**
- * Applies counter changes: one upsert per table for all rows (arrays unnested), in key
- * order so that concurrent writers lock rows in one order, then one delete of the rows
- * a decrease may have brought to zero. Keys are grouped again in SQL: two JavaScript
- * strings that differ only in lone surrogates reach PostgreSQL as the same text.
- */
-export async function writeCounters(db: Db, deltas: CounterDeltas): Promise<void> {
-  const days = deltas.days();
-  if (days.length > 0) {
-    const [head, tail] = headTail("u.s", COUNTER_HEAD);
-    await db.run(`
-      INSERT INTO day_counts AS c (bloc_id, segment, day, n)
-      SELECT u.b, u.s, u.d, sum(u.n) FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS u(b, s, d, n)
-      GROUP BY u.b, u.s, u.d ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.d COLLATE "C"
-      ON CONFLICT (bloc_id, segment_head, segment_tail, day) DO UPDATE SET n = c.n + excluded.n`,
-    [days.map((d) => d[0]), days.map((d) => d[1]), days.map((d) => d[2]), days.map((d) => d[3])]);
-    const fallen = days.filter((d) => d[3] < 0);
-    if (fallen.length > 0) {
-      await db.run(`
-        DELETE FROM day_counts c USING unnest($1::text[], $2::text[], $3::text[]) AS u(b, s, d)
-        WHERE c.bloc_id = u.b AND c.segment_head = ${head} AND c.segment_tail = ${tail} AND c.day = u.d AND c.n <= 0`,
-      [fallen.map((d) => d[0]), fallen.map((d) => d[1]), fallen.map((d) => d[2])]);
-    }
-  }
-  const values = deltas.values();
-  if (values.length > 0) {
-    const [segmentHead, segmentTail] = headTail("u.s", COUNTER_HEAD);
-    const [valueHead, valueTail] = headTail("u.v", COUNTER_HEAD);
-    await db.run(`
-      INSERT INTO value_totals AS c (bloc_id, segment, slug, value, n)
-      SELECT u.b, u.s, u.k, u.v, sum(u.n)
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) AS u(b, s, k, v, n)
-      GROUP BY u.b, u.s, u.k, u.v ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.k COLLATE "C", u.v COLLATE "C"
-      ON CONFLICT (bloc_id, segment_head, segment_tail, slug, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
-    [values.map((v) => v[0]), values.map((v) => v[1]), values.map((v) => v[2]), values.map((v) => v[3]), values.map((v) => v[4])]);
-    const fallen = values.filter((v) => v[4] < 0);
-    if (fallen.length > 0) {
-      await db.run(`
-        DELETE FROM value_totals c USING unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS u(b, s, k, v)
-        WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
-          AND c.slug = u.k AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
-      [fallen.map((v) => v[0]), fallen.map((v) => v[1]), fallen.map((v) => v[2]), fallen.map((v) => v[3])]);
-    }
-  }
-  const periods = deltas.periods();
-  if (periods.length > 0) {
-    const [segmentHead, segmentTail] = headTail("u.s", COUNTER_HEAD);
-    const [valueHead, valueTail] = headTail("u.v", COUNTER_HEAD);
-    const column = (i: 0 | 1 | 2 | 3 | 4): string[] => periods.map((p) => p[i]);
-    await db.run(`
-      INSERT INTO period_values AS c (bloc_id, segment, slug, period, value, n)
-      SELECT u.b, u.s, u.k, u.p, u.v, sum(u.n)
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS u(b, s, k, p, v, n)
-      GROUP BY u.b, u.s, u.k, u.p, u.v
-      ORDER BY u.b COLLATE "C", u.s COLLATE "C", u.k COLLATE "C", u.p COLLATE "C", u.v COLLATE "C"
-      ON CONFLICT (bloc_id, segment_head, segment_tail, slug, period, value_head, value_tail) DO UPDATE SET n = c.n + excluded.n`,
-    [column(0), column(1), column(2), column(3), column(4), periods.map((p) => p[5])]);
-    const fallen = periods.filter((p) => p[5] < 0);
-    if (fallen.length > 0) {
-      const fell = (i: 0 | 1 | 2 | 3 | 4): string[] => fallen.map((p) => p[i]);
-      await db.run(`
-        DELETE FROM period_values c USING unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS u(b, s, k, p, v)
-        WHERE c.bloc_id = u.b AND c.segment_head = ${segmentHead} AND c.segment_tail = ${segmentTail}
-          AND c.slug = u.k AND c.period = u.p AND c.value_head = ${valueHead} AND c.value_tail = ${valueTail} AND c.n <= 0`,
-      [fell(0), fell(1), fell(2), fell(3), fell(4)]);
-    }
-  }
+  await db.run("DELETE FROM value_counts WHERE scope_id IN (SELECT id FROM counter_scopes WHERE bloc_id = $1::text)", [blocId]);
+  await db.run("DELETE FROM counter_scopes WHERE bloc_id = $1::text", [blocId]);
 }

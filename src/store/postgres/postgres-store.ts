@@ -1,5 +1,5 @@
 import { ConfigError } from "../../config.js";
-import type { CounterDeltas } from "../../domain/counters.js";
+import { CounterDeltas } from "../../domain/counting/deltas.js";
 import type { TokenInfo, User } from "../../domain/model.js";
 import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
@@ -12,7 +12,6 @@ import { Transactions, type TransactionEngine } from "../transactions.js";
 import { bulkImport } from "./bulk-import.js";
 import { holdContent, releaseContent } from "./content.js";
 import * as copy from "./copy.js";
-import { writeCounters } from "./counters.js";
 import { connect, onPool, run, type Db, type Pg } from "./driver.js";
 import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
@@ -144,7 +143,6 @@ export class PostgresStore extends BaseStore implements Store {
       savepoint: <T>(session: Session, work: () => Promise<T>): Promise<T> => session.unit(work),
       unit: (session: Session, counters: CounterDeltas, pending: CounterDeltas): Tx =>
         new PgUnit(session, this.shared(), counters, pending),
-      writeCounters: (session: Session, deltas: CounterDeltas): Promise<void> => writeCounters(session.db, deltas),
     };
   }
 
@@ -178,8 +176,19 @@ export class PostgresStore extends BaseStore implements Store {
     return this.rateWindows.count(tokenId, window);
   }
 
-  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
-    return bulkImport(this.pool, blocId, batches);
+  async bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>, count: (tx: Tx) => Promise<void>): Promise<BulkImported> {
+    const loaded = await Session.run(this.pool, async (session) => {
+      await session.lockBloc(blocId);
+      return bulkImport(session, blocId, batches,
+        () => count(new PgUnit(session, this.shared(), new CounterDeltas(), new CounterDeltas())));
+    });
+    // Statistics of what was just loaded, before anything is answered from it (autovacuum may lag minutes, or be off).
+    await this.refreshStatistics();
+    return loaded;
+  }
+
+  async refreshStatistics(): Promise<void> {
+    await run(this.pool, "ANALYZE records, counter_scopes, value_counts");
   }
 
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {

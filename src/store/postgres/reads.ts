@@ -1,8 +1,9 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { Bloc, Module, RecordFilter, Role, StoredFile, StoredRecord, Token, User } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
+import type { Scope, ScopeKey } from "../../domain/counting/ports.js";
 import type {
-  AccessFacts, DayCount, HistoryEntry, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
+  AccessFacts, HistoryEntry, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
 } from "../store.js";
 import {
   BLOC_COLUMNS, FIELD_COLUMNS, internalId, toBloc, toUser, type BlocRow, type FieldRow, type UserRow,
@@ -156,21 +157,32 @@ export class PgReads implements StoreReads {
     return records.tallyValues(this.db, filter, slugs, limit);
   }
 
-  dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]> {
-    return counters.dayCounts(this.db, blocId, segments, fromDay, toDay);
+  scopes(blocId: string, keys: readonly ScopeKey[]): Promise<Scope[]> {
+    return counters.scopes(this.db, blocId, keys);
   }
 
-  valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]> {
-    return counters.valueTotals(this.db, blocId, segments, slug, limit);
+  periodCounts(blocId: string, segments: readonly string[], from: string, to: string): Promise<{ period: string; n: number }[]> {
+    return counters.periodCounts(this.db, blocId, segments, from, to);
   }
 
-  periodValues(blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
-    only?: readonly string[]): Promise<ValueCount[]> {
-    return counters.periodValues(this.db, blocId, segments, slug, periods, limit, only);
+  repeatedValues(scopes: readonly number[], slug: string, limit: number): Promise<ValueCount[]> {
+    return counters.repeatedValues(this.db, scopes, slug, limit);
   }
 
-  valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
-    return counters.valueTotal(this.db, blocId, segment, slug, values);
+  countsOf(scopes: readonly number[], slug: string, values: readonly string[]): Promise<[string, number][]> {
+    return counters.countsOf(this.db, scopes, slug, values);
+  }
+
+  valuesHeldTwice(blocId: string, slug: string, after: string | null, limit: number): Promise<[string, number][]> {
+    return counters.valuesHeldTwice(this.db, blocId, slug, after, limit);
+  }
+
+  holderCounts(blocId: string, keys: readonly { readonly slug: string; readonly value: string }[], cap: number): Promise<number[]> {
+    return counters.holderCounts(this.db, blocId, keys, cap);
+  }
+
+  blocsWithoutScope(key: ScopeKey): Promise<string[]> {
+    return counters.blocsWithoutScope(this.db, key);
   }
 
   holders(blocId: string, lookup: ValueLookup, limit: number): Promise<number[]> {

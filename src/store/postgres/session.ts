@@ -23,7 +23,11 @@ export class Session {
   /** Blocs locked by the running unit: PostgreSQL releases them if its savepoint is rolled back. */
   private unitLocks: Set<string> | undefined;
 
+  /** The reserved connection, for what goes around statements (a COPY). */
+  readonly connection: Pg;
+
   private constructor(conn: Pg) {
+    this.connection = conn;
     const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
       const sent = run<T>(conn, text, params, options);
       sent.catch((error: unknown) => { this.failure ??= error; });

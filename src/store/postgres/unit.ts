@@ -1,10 +1,11 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
-import type { CounterDeltas } from "../../domain/counters.js";
+import type { CounterDeltas } from "../../domain/counting/deltas.js";
+import type { Scope, ScopeCountChange, ValueCountChange } from "../../domain/counting/ports.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
-import { clearCounters, writeCounters } from "./counters.js";
+import * as counters from "./counters.js";
 import * as events from "./events.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
@@ -71,13 +72,24 @@ export class PgUnit extends PgReads implements Tx {
     return writes.saveSequence(this.db, blocId, slug, template, last);
   }
 
-  clearCounters(blocId: string): Promise<void> {
-    return clearCounters(this.db, blocId);
+  changeScopes(blocId: string, changes: readonly ScopeCountChange[]): Promise<Scope[]> {
+    return counters.changeScopes(this.db, blocId, changes);
   }
 
-  async flushCounters(): Promise<void> {
-    await writeCounters(this.db, this.counters);
-    this.counters.clear();
+  markCounted(scopes: readonly number[]): Promise<void> {
+    return counters.markCounted(this.db, scopes);
+  }
+
+  changeValues(changes: readonly ValueCountChange[]): Promise<void> {
+    return counters.changeValues(this.db, changes);
+  }
+
+  removeValue(scopes: readonly number[], slug: string, value: string): Promise<void> {
+    return counters.removeValue(this.db, scopes, slug, value);
+  }
+
+  clearCounters(blocId: string): Promise<void> {
+    return counters.clearCounters(this.db, blocId);
   }
 
   async appendEvents(blocId: string, list: readonly NewEvent[]): Promise<void> {

@@ -4,53 +4,10 @@ import { dropOldValueIndexes, ensureValueIndexes } from "./value-indexes.js";
 /**
  * Numbered migrations, applied in order inside one transaction each; the database's
  * `user_version` records the last one applied, so running them again is a no-op.
- * Never edit a released step: add the next one.
+ * Never edit a released step: add the next one. (Steps 4 and 8 once filled counter
+ * tables that step 12 drops; their fills were taken out with the SQL that repeated the
+ * domain's counting rules, which changes nothing an upgrade ends with.)
  */
-/**
- * Fills the counters from the records (of one bloc, when `where` narrows them): used
- * when counters are introduced and when a field starts or stops being profile-filtered.
- */
-export function COUNTER_REBUILD(where: string): string {
-  const and = where === "" ? "" : `${where} AND `;
-  const all = `FROM records r${where === "" ? "" : ` WHERE ${where}`}`;
-  const segments = `
-    SELECT r.bloc_id, r.created_at, r.data, '' AS segment ${all}
-    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id ${all}
-    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || json_extract(r.data, '$."' || f.slug || '"')
-      FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
-      WHERE ${and}COALESCE(json_extract(r.data, '$."' || f.slug || '"'), '') <> ''`;
-  return `
-  INSERT INTO day_counts (bloc_id, segment, day, n)
-    SELECT bloc_id, segment, substr(created_at, 1, 10), COUNT(*) FROM (${segments}) GROUP BY 1, 2, 3;
-  INSERT INTO value_totals (bloc_id, segment, slug, value, n)
-    SELECT s.bloc_id, s.segment, j.key, j.value, COUNT(*) FROM (${segments}) s, json_each(s.data) j
-    WHERE j.value <> '' GROUP BY 1, 2, 3, 4;`;
-}
-
-/** The four period keys of a `created_at` expression (domain/counters.ts periodsOf); weeks start on Monday. */
-const PERIODS_OF = (at: string): string[] => [
-  `'d:' || substr(${at}, 1, 10)`,
-  `'w:' || date(substr(${at}, 1, 10), 'weekday 0', '-6 days')`,
-  `'m:' || substr(${at}, 1, 7)`,
-  `'y:' || substr(${at}, 1, 4)`,
-];
-
-/** Fills the per-period value counters from every record (migration 7), as COUNTER_REBUILD fills the others. */
-function PERIOD_VALUES_FILL(): string {
-  const segments = `
-    SELECT r.bloc_id, r.created_at, r.data, '' AS segment FROM records r
-    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'u:' || r.user_id FROM records r
-    UNION ALL SELECT r.bloc_id, r.created_at, r.data, 'p:' || f.slug || ':' || json_extract(r.data, '$."' || f.slug || '"')
-      FROM records r JOIN fields f ON f.bloc_id = r.bloc_id AND f.apply_profile_filter = 1
-      WHERE COALESCE(json_extract(r.data, '$."' || f.slug || '"'), '') <> ''`;
-  const expanded = PERIODS_OF("s.created_at").map((period) => `
-      SELECT s.bloc_id, s.segment, j.key AS slug, ${period} AS period, j.value FROM (${segments}) s, json_each(s.data) j
-      WHERE j.value <> ''`).join(" UNION ALL");
-  return `
-  INSERT INTO period_values (bloc_id, segment, slug, period, value, n)
-    SELECT bloc_id, segment, slug, period, value, COUNT(*) FROM (${expanded}) GROUP BY 1, 2, 3, 4, 5;`;
-}
-
 /** Tables whose rows decide who may do what on which bloc, and how blocs look. */
 const CONFIG_TABLES = [
   "users", "tokens", "roles", "user_roles", "blocs", "fields", "grants", "role_grants", "restrictions", "modules",
@@ -231,7 +188,6 @@ const MIGRATIONS: readonly Step[] = [
     PRIMARY KEY (bloc_id, segment, slug, value)
   ) WITHOUT ROWID;
   CREATE INDEX value_totals_top ON value_totals (bloc_id, segment, slug, n DESC, value);
-  ${COUNTER_REBUILD("")}
   `,
   // A generation number that every change to users, tokens, blocs or access bumps, by
   // trigger (so no write path can forget it), letting each process cache those safely.
@@ -282,7 +238,6 @@ const MIGRATIONS: readonly Step[] = [
     PRIMARY KEY (bloc_id, segment, slug, period, value)
   ) WITHOUT ROWID;
   CREATE INDEX period_values_top ON period_values (bloc_id, segment, slug, period, n DESC, value);
-  ${PERIOD_VALUES_FILL()}
   `,
   // When each token was last used (at most once a minute: domain/token-use.ts). Writing it
   // must not bump the generation, or every token's first request each minute would empty
@@ -354,6 +309,33 @@ const MIGRATIONS: readonly Step[] = [
     value TEXT NOT NULL
   );
   INSERT INTO instance_keys (name, value) VALUES ('event-ids', lower(hex(randomblob(32))));
+  `,
+  // Counters by scope (domain/counting/keys.ts): a scope's records, and its values only
+  // where it holds many records and only for values two or more records hold. The
+  // counters of before go; the domain counts every bloc again when the store opens
+  // (counting/recount.ts), so that no SQL repeats its rules.
+  `
+  DROP TABLE day_counts;
+  DROP TABLE value_totals;
+  DROP TABLE period_values;
+  CREATE TABLE counter_scopes (
+    id      INTEGER PRIMARY KEY,
+    bloc_id TEXT NOT NULL,
+    segment TEXT NOT NULL,
+    period  TEXT NOT NULL,
+    n       INTEGER NOT NULL,
+    counted INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE UNIQUE INDEX counter_scopes_key ON counter_scopes (bloc_id, segment, period);
+  CREATE TABLE value_counts (
+    scope_id INTEGER NOT NULL,
+    slug     TEXT NOT NULL,
+    value    TEXT NOT NULL,
+    n        INTEGER NOT NULL,
+    PRIMARY KEY (scope_id, slug, value)
+  ) WITHOUT ROWID;
+  -- The values a scope ranks first, read off in order: only counts of two and more.
+  CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, value) WHERE n >= 2;
   `,
 ];
 

@@ -1,28 +1,13 @@
-import { CounterDeltas } from "../../domain/counters.js";
+import type { CounterDeltas } from "../../domain/counting/deltas.js";
+import type { Scope, ScopeCountChange, ScopeKey, ValueCountChange } from "../../domain/counting/ports.js";
 import type { GenerationCache } from "../generation-cache.js";
-import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
-import type { DayCount, HistoryEntry, IdempotencyEntry, NewEvent, Tx, ValueCount, Webhook } from "../store.js";
+import type { HistoryEntry, IdempotencyEntry, NewEvent, Tx, ValueCount, Webhook } from "../store.js";
+import * as counters from "./counters.js";
 import * as events from "./events.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
 import { SqliteRecords } from "./record-queries.js";
-import { IN_LIST, jsonList, type Param, type Statements } from "./statements.js";
-
-/** Writes counter changes: upserts adding each change, then drops rows that reached zero. */
-export function writeCounters(sql: Statements, deltas: CounterDeltas): void {
-  const write = (table: string, key: string[], entries: readonly (readonly (string | number)[])[]): void => {
-    const insert = sql.get(`INSERT INTO ${table} (${key.join(", ")}, n) VALUES (${key.map(() => "?").join(", ")}, ?)
-      ON CONFLICT (${key.join(", ")}) DO UPDATE SET n = n + excluded.n`);
-    const prune = sql.get(`DELETE FROM ${table} WHERE ${key.map((k) => `${k} = ?`).join(" AND ")} AND n <= 0`);
-    for (const entry of entries) {
-      insert.run(...entry);
-      if ((entry[entry.length - 1] as number) < 0) prune.run(...entry.slice(0, -1));
-    }
-  };
-  write("day_counts", ["bloc_id", "segment", "day"], deltas.days());
-  write("value_totals", ["bloc_id", "segment", "slug", "value"], deltas.values());
-  write("period_values", ["bloc_id", "segment", "slug", "period", "value"], deltas.periods());
-}
+import type { Statements } from "./statements.js";
 
 /**
  * The SQLite engine's view of its one connection: every read and write of the Store
@@ -37,62 +22,52 @@ export class SqliteSession extends SqliteRecords implements Tx {
 
   async lockBloc(): Promise<void> {}
 
-  async dayCounts(blocId: string, segments: readonly string[], fromDay: string | undefined, toDay: string | undefined): Promise<DayCount[]> {
-    const parts = ["bloc_id = ?", `segment ${IN_LIST}`];
-    const params: Param[] = [blocId, jsonList(segments)];
-    if (fromDay !== undefined) { parts.push("day >= ?"); params.push(fromDay); }
-    if (toDay !== undefined) { parts.push("day <= ?"); params.push(toDay); }
-    return this.sql.get(`SELECT day, SUM(n) AS n FROM day_counts WHERE ${parts.join(" AND ")} GROUP BY day ORDER BY day`)
-      .all(...params) as DayCount[];
+  async scopes(blocId: string, keys: readonly ScopeKey[]): Promise<Scope[]> {
+    return counters.scopes(this.sql, blocId, keys);
   }
 
-  async valueTotals(blocId: string, segments: readonly string[], slug: string, limit: number): Promise<ValueCount[]> {
-    // One segment is read off an index in that order; several are summed. A long value's
-    // text stays in the database (ValueCount); LIMIT -1 is no limit.
-    const listed = `CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END`;
-    const statement = this.sql.get(segments.length === 1
-      ? `SELECT ${listed}, n FROM value_totals WHERE bloc_id = ? AND segment = ? AND slug = ? ORDER BY n DESC, value LIMIT ?`
-      : `SELECT ${listed}, n FROM (SELECT value, SUM(n) AS n FROM value_totals WHERE bloc_id = ? AND segment ${IN_LIST} AND slug = ?
-         GROUP BY value ORDER BY n DESC, value LIMIT ?)`);
-    const segmentParam = segments.length === 1 ? segments[0]! : jsonList(segments);
-    return statement.raw().all(blocId, segmentParam, slug, limit > 0 ? limit : -1) as [string | null, number][];
+  async periodCounts(blocId: string, segments: readonly string[], from: string, to: string): Promise<{ period: string; n: number }[]> {
+    return counters.periodCounts(this.sql, blocId, segments, from, to);
   }
 
-  async periodValues(blocId: string, segments: readonly string[], slug: string, periods: readonly string[], limit: number,
-    only?: readonly string[]): Promise<ValueCount[]> {
-    const listed = `CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END`;
-    if (only !== undefined) {
-      return this.sql.get(`SELECT value, SUM(n) AS n FROM period_values WHERE bloc_id = ? AND segment ${IN_LIST} AND slug = ?
-        AND period ${IN_LIST} AND value ${IN_LIST} GROUP BY value`)
-        .raw().all(blocId, jsonList(segments), slug, jsonList(periods), jsonList(only)) as [string, number][];
-    }
-    // One segment and one period are read off the top index in order, like valueTotals; more are summed.
-    const statement = this.sql.get(segments.length === 1 && periods.length === 1
-      ? `SELECT ${listed}, n FROM period_values WHERE bloc_id = ? AND segment = ? AND slug = ? AND period = ?
-         ORDER BY n DESC, value LIMIT ?`
-      : `SELECT ${listed}, n FROM (SELECT value, SUM(n) AS n FROM period_values
-         WHERE bloc_id = ? AND segment ${IN_LIST} AND slug = ? AND period ${IN_LIST}
-         GROUP BY value ORDER BY n DESC, value LIMIT ?)`);
-    const one = segments.length === 1 && periods.length === 1;
-    return statement.raw().all(blocId, one ? segments[0]! : jsonList(segments), slug, one ? periods[0]! : jsonList(periods),
-      limit > 0 ? limit : -1) as [string | null, number][];
+  async repeatedValues(scopes: readonly number[], slug: string, limit: number): Promise<ValueCount[]> {
+    return counters.repeatedValues(this.sql, scopes, slug, limit);
   }
 
-  async valueTotal(blocId: string, segment: string, slug: string, values: readonly string[]): Promise<number> {
-    return (this.sql.get(`SELECT COALESCE(SUM(n), 0) AS n FROM value_totals
-      WHERE bloc_id = ? AND segment = ? AND slug = ? AND value ${IN_LIST}`)
-      .get(blocId, segment, slug, jsonList(values)) as { n: number }).n;
+  async countsOf(scopes: readonly number[], slug: string, values: readonly string[]): Promise<[string, number][]> {
+    return counters.countsOf(this.sql, scopes, slug, values);
+  }
+
+  async valuesHeldTwice(blocId: string, slug: string, after: string | null, limit: number): Promise<[string, number][]> {
+    return counters.valuesHeldTwice(this.sql, blocId, slug, after, limit);
+  }
+
+  async holderCounts(blocId: string, keys: readonly { readonly slug: string; readonly value: string }[], cap: number): Promise<number[]> {
+    return counters.holderCounts(this.sql, blocId, keys, cap);
+  }
+
+  async blocsWithoutScope(key: ScopeKey): Promise<string[]> {
+    return counters.blocsWithoutScope(this.sql, key);
+  }
+
+  async changeScopes(blocId: string, changes: readonly ScopeCountChange[]): Promise<Scope[]> {
+    return counters.changeScopes(this.sql, blocId, changes);
+  }
+
+  async markCounted(scopes: readonly number[]): Promise<void> {
+    counters.markCounted(this.sql, scopes);
+  }
+
+  async changeValues(changes: readonly ValueCountChange[]): Promise<void> {
+    counters.changeValues(this.sql, changes);
+  }
+
+  async removeValue(scopes: readonly number[], slug: string, value: string): Promise<void> {
+    counters.removeValue(this.sql, scopes, slug, value);
   }
 
   async clearCounters(blocId: string): Promise<void> {
-    this.sql.get("DELETE FROM day_counts WHERE bloc_id = ?").run(blocId);
-    this.sql.get("DELETE FROM value_totals WHERE bloc_id = ?").run(blocId);
-    this.sql.get("DELETE FROM period_values WHERE bloc_id = ?").run(blocId);
-  }
-
-  async flushCounters(): Promise<void> {
-    writeCounters(this.sql, this.counters);
-    this.counters.clear();
+    counters.clearCounters(this.sql, blocId);
   }
 
   async recordHistory(blocId: string, recordId: number): Promise<HistoryEntry[] | undefined> {

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { CounterDeltas } from "../../domain/counters.js";
+import { CounterDeltas } from "../../domain/counting/deltas.js";
 import type { TokenInfo, User } from "../../domain/model.js";
 import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
@@ -21,7 +21,7 @@ import { translate } from "./errors.js";
 import * as events from "./events.js";
 import { purgeIdempotencyKeys } from "./idempotency.js";
 import { migrate } from "./schema.js";
-import { SqliteSession, writeCounters } from "./session.js";
+import { SqliteSession } from "./session.js";
 import { ALL_PAGES, withSnapshotCopy } from "./snapshot.js";
 import { Statements } from "./statements.js";
 import { WalSync } from "./wal-sync.js";
@@ -111,7 +111,6 @@ export class SqliteStore extends BaseStore implements Store {
         }
       },
       unit: (_session, counters, pending) => new SqliteSession(this.sql, this.cache, counters, pending),
-      writeCounters: async (_session, deltas) => writeCounters(this.sql, deltas),
     });
   }
 
@@ -214,9 +213,16 @@ export class SqliteStore extends BaseStore implements Store {
    * `batches` must not use this store). Writers of other processes wait up to the busy
    * timeout meanwhile.
    */
-  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
-    return this.lock.run(() => this.inTransaction("BEGIN IMMEDIATE", () => bulkImport(this.sql, blocId, batches)));
+  bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>, count: (tx: Tx) => Promise<void>): Promise<BulkImported> {
+    return this.write(async () => {
+      const loaded = await bulkImport(this.sql, batches);
+      await count(new SqliteSession(this.sql, this.cache, new CounterDeltas(), NOTHING));
+      return loaded;
+    });
   }
+
+  /** SQLite keeps no statistics here: value-plan.ts picks each query's index from the counters. */
+  async refreshStatistics(): Promise<void> {}
 
   exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
     return this.read(async () => exportRows(this.sql, table, after, limit));

@@ -1,0 +1,241 @@
+import type { StoredRecord } from "../model.js";
+import type { Tx } from "../../store/store.js";
+import { CounterDeltas, type ScopeChange, type ValueEntry } from "./deltas.js";
+import {
+  ALL_TIME, countingThreshold, EVERYONE, hourKey, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  type Layout, type Segment,
+} from "./keys.js";
+import type { Scope, ScopeKey, ValueCountChange } from "./ports.js";
+
+/*
+ * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every
+ * scope counts its records. A scope holding more than countingThreshold() records also counts
+ * its values — but only values that two or more records of the bloc hold: a value one
+ * record alone holds (a serial number, an order reference) has no counter anywhere, and
+ * readers find it among the records (answers.ts). So a value's counters appear when a
+ * second record takes it and go when only one record keeps it; the value index tells,
+ * after the transaction's writes, how many records hold it.
+ */
+
+/** The scopes of a bloc by key, fetched as needed and kept for the rest of the settling. */
+class Scopes {
+  private readonly known = new Map<string, Scope | null>();
+
+  constructor(private readonly tx: Tx, private readonly blocId: string) {}
+
+  /** Scopes as read or changed; one left with no records is gone. */
+  remember(scopes: readonly Scope[]): void {
+    for (const scope of scopes) this.known.set(scopeId(scope.segment, scope.period), scope.n > 0 ? scope : null);
+  }
+
+  async fetch(keys: readonly ScopeKey[]): Promise<void> {
+    const missing = new Map<string, ScopeKey>();
+    for (const k of keys) {
+      const id = scopeId(k.segment, k.period);
+      if (!this.known.has(id)) missing.set(id, k);
+    }
+    if (missing.size === 0) return;
+    for (const id of missing.keys()) this.known.set(id, null);
+    this.remember(await this.tx.scopes(this.blocId, [...missing.values()]));
+  }
+
+  get(segment: string, period: string): Scope | undefined {
+    return this.known.get(scopeId(segment, period)) ?? undefined;
+  }
+}
+
+/** The day period of an hour period. */
+function dayOfHour(period: string): string {
+  return `d:${period.slice(2, 12)}`;
+}
+
+/** The scope keys of a record's hour in some segments. */
+function keysOf(segments: readonly Segment[], hour: string): ScopeKey[] {
+  return segments.flatMap((s) => periodsOfHour(hour).map((period) => ({ segment: s.key, period })));
+}
+
+/** Counts of a value a record adds to the counted scopes it is in (`counted`: those counting before this settling). */
+function contribution(record: StoredRecord, blocId: string, layout: Layout, scopes: Scopes, slug: string, value: string,
+  n: number, counted: (scope: Scope) => boolean): ValueCountChange[] {
+  const changes: ValueCountChange[] = [];
+  for (const segment of segmentsOf({ ...record, blocId }, layout)) {
+    for (const period of periodsOfHour(hourOf(record.createdAt))) {
+      const scope = scopes.get(segment.key, period);
+      if (scope && counted(scope)) changes.push({ scope: scope.id, slug, value, n });
+    }
+  }
+  return changes;
+}
+
+export async function settleCounters(tx: Tx, deltas: CounterDeltas): Promise<void> {
+  for (const blocId of deltas.blocs()) await settleBloc(tx, blocId, deltas);
+}
+
+async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promise<void> {
+  const bloc = await tx.findBloc(blocId);
+  if (!bloc) return;
+  const layout = layoutOf(bloc);
+  const changes = deltas.scopeChanges(blocId);
+  const entries = deltas.valueEntries(blocId);
+  const scopes = new Scopes(tx, blocId);
+  const changed = changes.length === 0 ? [] : await tx.changeScopes(blocId, changes.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
+  // Hours are kept only within days that count their values (a day of few records is counted from them),
+  // as the day was before this change: a day left empty takes its hours with it.
+  const hourChanges = deltas.scopeChanges(blocId, "hours");
+  const days = new Map(changed.filter((s) => tierOf(s.period) === "d").map((s) => [scopeId(s.segment, s.period), s]));
+  await scopes.fetch(hourChanges.map((c) => ({ segment: c.segment.key, period: dayOfHour(c.period) }))
+    .filter((k) => !days.has(scopeId(k.segment, k.period))));
+  const hourly = hourChanges.filter((c) =>
+    (days.get(scopeId(c.segment.key, dayOfHour(c.period))) ?? scopes.get(c.segment.key, dayOfHour(c.period)))?.counted);
+  scopes.remember(changed);
+  const changedHours = hourly.length === 0 ? [] : await tx.changeScopes(blocId, hourly.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
+  scopes.remember(changedHours);
+  const touched = new Map<string, { segment: Segment; hour: string }>();
+  for (const e of entries) for (const hour of e.hours.keys()) touched.set(`${e.segment.key}\u0000${hour}`, { segment: e.segment, hour });
+  await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...[...touched.values()].flatMap((t) => keysOf([t.segment], t.hour))]);
+  const all = scopes.get(EVERYONE.key, ALL_TIME);
+  const crossing = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countingThreshold());
+  // No scope of the bloc counted values before: every scope is within everyone's all-time one.
+  if (!all?.counted) {
+    await countScopes(tx, blocId, layout, crossing, changes);
+    return;
+  }
+  const wasCounted = (scope: Scope): boolean => scope.counted;
+  const writes: ValueCountChange[] = [];
+  const bySlugValue = new Map<string, ValueEntry[]>();
+  for (const entry of entries) {
+    const id = `${entry.slug}\u0000${entry.value}`;
+    const list = bySlugValue.get(id);
+    if (list) list.push(entry); else bySlugValue.set(id, [entry]);
+    // Records holding any value of the field: every counted scope keeps it under "".
+    for (const [hour, n] of entry.hours) {
+      for (const period of periodsOfHour(hour)) {
+        const scope = scopes.get(entry.segment.key, period);
+        if (scope?.counted && n !== 0) writes.push({ scope: scope.id, slug: entry.slug, value: "", n });
+      }
+    }
+  }
+  const groups = [...bySlugValue.values()];
+  const totals = new Map<string, number>();
+  for (const slug of new Set(groups.map((g) => g[0]!.slug))) {
+    const values = groups.filter((g) => g[0]!.slug === slug).map((g) => g[0]!.value);
+    for (const [value, n] of await tx.countsOf([all.id], slug, values)) totals.set(`${slug}\u0000${value}`, n);
+  }
+  // Values with no count: held by one record or none before this transaction; the value index says how many hold them now.
+  const unknown = groups.filter((g) => !totals.has(`${g[0]!.slug}\u0000${g[0]!.value}`));
+  const holders = unknown.length === 0 ? [] : await tx.holderCounts(blocId, unknown.map((g) => ({ slug: g[0]!.slug, value: g[0]!.value })), 2);
+  const heldNow = new Map(unknown.map((g, i) => [`${g[0]!.slug}\u0000${g[0]!.value}`, holders[i]!]));
+  for (const group of groups) {
+    const { slug, value } = group[0]!;
+    const everyone = group.find((e) => e.segment.key === EVERYONE.key);
+    const change = everyone ? CounterDeltas.total(everyone) : 0;
+    const before = totals.get(`${slug}\u0000${value}`);
+    if (before !== undefined) {
+      if (before + change >= 2) {
+        for (const entry of group) {
+          for (const [hour, n] of entry.hours) {
+            for (const period of periodsOfHour(hour)) {
+              const scope = scopes.get(entry.segment.key, period);
+              if (scope?.counted && n !== 0) writes.push({ scope: scope.id, slug, value, n });
+            }
+          }
+        }
+        continue;
+      }
+      // Down to one record (or none): its counters go wherever they are.
+      const left = await tx.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
+      const keys = [...group.flatMap((e) => [...e.hours.keys()].flatMap((hour) => keysOf([e.segment], hour))),
+        ...left.flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt)))];
+      await scopes.fetch(keys);
+      const ids = new Set<number>();
+      for (const k of keys) {
+        const scope = scopes.get(k.segment, k.period);
+        if (scope?.counted) ids.add(scope.id);
+      }
+      // Written first, so that the removal below is not undone by a later increment.
+      await tx.changeValues(writes.splice(0));
+      await tx.removeValue([...ids], slug, value);
+      continue;
+    }
+    if ((heldNow.get(`${slug}\u0000${value}`) ?? 0) < 2) continue;
+    // Now held by two or more: counted from every record holding it, in the scopes that counted before.
+    const holding = await tx.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
+    await scopes.fetch(holding.flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt))));
+    for (const record of holding) writes.push(...contribution(record, blocId, layout, scopes, slug, value, 1, wasCounted));
+  }
+  await tx.changeValues(writes);
+  await countScopes(tx, blocId, layout, crossing, changes);
+}
+
+/**
+ * Starts counting the values of scopes that have just passed the counting threshold records,
+ * from their records (everyone's all-time scope first: the others count only values it
+ * counts, the values two or more records of the bloc hold).
+ */
+async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: readonly Scope[], changes: readonly ScopeChange[]): Promise<void> {
+  if (crossing.length === 0) return;
+  const segmentOf = new Map(changes.map((c) => [c.segment.key, c.segment]));
+  const ordered = [...crossing].sort((a, b) => Number(b.segment === "" && b.period === ALL_TIME) - Number(a.segment === "" && a.period === ALL_TIME));
+  let all: Scope | undefined;
+  while (ordered.length > 0) {
+    const scope = ordered.shift()!;
+    const segment = segmentOf.get(scope.segment);
+    if (!segment) continue;
+    const { counts, hours } = await tallyScope(tx, blocId, layout, segment, scope.period);
+    if (tierOf(scope.period) === "d") {
+      // From now on the day keeps its hours: made here from its records.
+      const made = await tx.changeScopes(blocId, [...hours].map(([hour, n]) => ({ segment: scope.segment, period: hourKey(hour), n })));
+      ordered.push(...made.filter((s) => !s.counted && s.n > countingThreshold()));
+    }
+    const writes: ValueCountChange[] = [];
+    const everyoneAllTime = scope.segment === "" && scope.period === ALL_TIME;
+    for (const [slug, values] of counts) {
+      let filled = 0;
+      const candidates: [string, number][] = [];
+      for (const [value, n] of values) {
+        filled += n;
+        if (everyoneAllTime ? n >= 2 : true) candidates.push([value, n]);
+      }
+      if (filled > 0) writes.push({ scope: scope.id, slug, value: "", n: filled });
+      let repeated = candidates;
+      if (!everyoneAllTime) {
+        all ??= (await tx.scopes(blocId, [{ segment: "", period: ALL_TIME }]))[0];
+        if (!all) continue;
+        const held = new Set((await tx.countsOf([all.id], slug, candidates.map(([v]) => v))).map(([v]) => v));
+        repeated = candidates.filter(([v]) => held.has(v));
+      }
+      for (const [value, n] of repeated) writes.push({ scope: scope.id, slug, value, n });
+    }
+    await tx.changeValues(writes);
+    await tx.markCounted([scope.id]);
+    if (everyoneAllTime) all = { ...scope, counted: true };
+  }
+}
+
+/**
+ * Every value of every counted field in one scope, counted from its records (text in
+ * full: they become counters), and its records per hour.
+ */
+export async function tallyScope(tx: Tx, blocId: string, layout: Layout, segment: Segment, period: string):
+  Promise<{ counts: Map<string, Map<string, number>>; hours: Map<string, number> }> {
+  const span = spanOf(period);
+  const counts = new Map<string, Map<string, number>>(layout.slugs.map((slug) => [slug, new Map()]));
+  const hours = new Map<string, number>();
+  let after: StoredRecord | undefined;
+  for (;;) {
+    const page = await tx.listRecords({ blocId, visibility: segment.visibility, ...(span ?? {}) },
+      { order: "oldest", limit: 2000, offset: 0, after: after && { createdAt: after.createdAt, id: after.id } });
+    for (const record of page) {
+      const hour = hourOf(record.createdAt);
+      hours.set(hour, (hours.get(hour) ?? 0) + 1);
+      for (const slug of layout.slugs) {
+        const value = Object.hasOwn(record.values, slug) ? record.values[slug]! : "";
+        if (value === "") continue;
+        const bucket = counts.get(slug)!;
+        bucket.set(value, (bucket.get(value) ?? 0) + 1);
+      }
+    }
+    if (page.length < 2000) return { counts, hours };
+    after = page[page.length - 1];
+  }
+}
