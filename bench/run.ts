@@ -18,6 +18,7 @@ import { bulkFigures, measureBulk } from "./bulk.js";
 import { measureWindows, windowFigures } from "./windows.js";
 import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
+import { makeMembers, memberAddFigure, memberAdds, type Members } from "./members.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -42,6 +43,8 @@ const KEEP_DB = process.argv.includes("--keep-db");
 /** PostgreSQL: the server's pool and the driver ceiling's, alike. */
 const PG_POOL = process.env.BLOC_PG_POOL ?? "10";
 const CONNECTIONS = 32;
+/** Members sending add-data in turn, each with a token of their own. */
+const MEMBERS = 20;
 const LARGE = quick ? 100_000 : 1_000_000;
 const SMALL = 10_000;
 const SECONDS = quick ? 2 : 6;
@@ -52,6 +55,7 @@ const say = (line: string): void => { process.stderr.write(`${line}\n`); };
 interface Prepared {
   readonly blocs: Record<"small" | "large" | "adds", string>;
   readonly tokens: Record<"own" | "profile", string>;
+  readonly members: Members;
   readonly users: readonly string[];
   readonly seeds: { readonly large: SeedReport; readonly small: SeedReport };
 }
@@ -65,6 +69,7 @@ async function prepare(dir: string, admin: string, databaseUrl: string, env: Rec
   const blocs = {
     small: await createBenchBloc(ctx, "Small"), large: await createBenchBloc(ctx, "Large"), adds: await createBenchBloc(ctx, "Adds"),
   };
+  const members = await makeMembers(ctx, await createBenchBloc(ctx, "Members"), MEMBERS, SITES);
   const how: Record<SeedPath, string> = { bulk: "by bulk import", rebuild: "as rows, then rebuildCounters", store: "through the store" };
   say(`seeding ${LARGE.toLocaleString("en")} + ${SMALL.toLocaleString("en")} records (${how[SEED_PATH]})…`);
   const seeder = new Seeder(ctx, users);
@@ -80,7 +85,7 @@ async function prepare(dir: string, admin: string, databaseUrl: string, env: Rec
   await setProfile(ctx, lead, ["Dublin"]);
   const tokens = { own: (await issueToken(ctx, own, {})).token, profile: (await issueToken(ctx, lead, {})).token };
   await ctx.store.close();
-  return { blocs, tokens, users, seeds: { large, small } };
+  return { blocs, tokens, members, users, seeds: { large, small } };
 }
 
 /** Where the run keeps its records, and how to describe and remove it. */
@@ -150,7 +155,7 @@ async function main(): Promise<void> {
       say(`PostgreSQL database ${pg.name}${KEEP_DB ? ` (kept at the end: ${pg.url})` : ""}`);
       if (!KEEP_DB) cleanups.push(() => pg.drop());
     }
-    const { blocs, tokens, users, seeds } = await prepare(dir, admin, engine.databaseUrl, engine.env);
+    const { blocs, tokens, members, users, seeds } = await prepare(dir, admin, engine.databaseUrl, engine.env);
     const env = {
       ...engine.env, DATABASE_URL: engine.databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"),
       BLOC_ADMIN_TOKEN: admin, BLOC_LOG_LEVEL: "warn",
@@ -192,6 +197,10 @@ async function main(): Promise<void> {
       if (pg) stopSampling = sampleSessions(pg.name).stop;
     });
     const addWaits = stopSampling ? await stopSampling() : undefined;
+    say(`add-data, a new record each time from ${MEMBERS} members in turn…`);
+    const memberAdd = await load({
+      url: api("/api/add-data"), method: "POST", connections: CONNECTIONS, seconds: SECONDS, next: memberAdds(members),
+    });
     say("add-data with a webhook and a live stream attached, alternating with add-data alone…");
     const events = await measureEvents(api, admin, blocs.adds, { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
       CONNECTIONS, SECONDS, 3, dir, pid);
@@ -221,7 +230,7 @@ async function main(): Promise<void> {
     const { bare, bareRuns, json, xlsx } = await measureReports(3, () => bareReadLoop(env, blocs.large), report);
     const bulk = await measureBulk(STORE, dir, quick ? 20_000 : 100_000, say);
 
-    const failures = [ceil, ...(driver ? [driver] : []), add, page1Small, page1Large, ...windows.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
+    const failures = [ceil, ...(driver ? [driver] : []), add, memberAdd, page1Small, page1Large, ...windows.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
     const large = LARGE.toLocaleString("en");
     const timing = (l: Load): string => `p50 ${l.p50} ms, p99 ${l.p99} ms`;
@@ -249,12 +258,13 @@ async function main(): Promise<void> {
         value: `${Math.round(driver.rps).toLocaleString("en")} tx/s; p50 ${driver.p50} ms, p99 ${driver.p99} ms`, target: "reference", met: null,
       }] : []),
       {
-        name: `add-data, ${CONNECTIONS} connections (durable)`,
+        name: `add-data, the same record each time, ${CONNECTIONS} connections (durable)`,
         value: driver
           ? `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to driver ceiling ${(add.rps / driver.rps).toFixed(2)} (to Fastify ceiling ${(add.rps / ceil.rps).toFixed(2)})`
           : `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to ceiling ${(add.rps / ceil.rps).toFixed(2)}`,
         target: driver ? "ratio to driver ceiling ≥ 0.50" : "ratio ≥ 0.50", met: add.rps / addReference.rps >= 0.5,
       },
+      memberAddFigure(memberAdd, MEMBERS, CONNECTIONS, ceil, driver),
       {
         name: `add-data with one webhook and one live stream attached, ${CONNECTIONS} connections`,
         value: `${Math.round(median(events.with.map((l) => l.rps))).toLocaleString("en")} req/s against ` +
@@ -285,7 +295,7 @@ async function main(): Promise<void> {
       { name: `report .xlsx, ${large} rows`, value: `${(xlsx.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 0.40 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond / bare >= 0.4 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
     ];
     // A figure measured on refused requests measures nothing: say so in the table.
-    const measured: [Load, string][] = [[ceil, "ceiling: bare Fastify"], ...(driver ? [[driver, "ceiling: bare driver"] as [Load, string]] : []), [add, "add-data"], [page1Small, "get-data page 1, 10,000"],
+    const measured: [Load, string][] = [[ceil, "ceiling: bare Fastify"], ...(driver ? [[driver, "ceiling: bare driver"] as [Load, string]] : []), [add, "add-data, the same record each time"], [page1Small, "get-data page 1, 10,000"],
       [page1Large, "get-data page 1, "], [ownLarge, "get-data own restriction"],
       [profileLarge, "get-data profile filter"], [deepLarge, "get-data page "], [oneSmall, "update matching 1 record by a marked field (Serial), 10,000"],
       [oneLarge, "update matching 1 record by a marked field (Serial), " + large], [thousandSmall, "update matching 1,000 records (one batch)"],
@@ -304,7 +314,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, events, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, memberAdd, members: { count: MEMBERS, blocId: members.blocId }, events, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
