@@ -12,10 +12,10 @@ import { startProcess } from "../test/support/process.js";
 import { download, latency, load, memoryMb, resetPeak, type Load } from "./measure.js";
 import { eventsCpuRatio, eventsRatio, measureEvents, median } from "./events.js";
 import { ADMIN_URL, createBenchDatabase, describeWaits, driverCeiling, sampleSessions, type BenchDatabase, type DriverCeiling } from "./postgres.js";
-import { BATCH, CATEGORIES, COMMENT, SEED_PATHS, SERIAL, Seeder, createBenchBloc, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
+import { BATCH, CATEGORIES, COMMENT, SEED_PATHS, SERIAL, Seeder, createBenchBloc, daySpan, describeSeed, type SeedPath, type SeedReport } from "./seed.js";
 import { writeResults, type Figure } from "./results.js";
 import { bulkFigures, measureBulk } from "./bulk.js";
-import { measureWindows, windowFigures } from "./windows.js";
+import { SHIFT_DAY, measureShift, measureWindows, shiftFigures, windowFigures } from "./windows.js";
 import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
 import { makeMembers, memberAddFigure, memberAdds, type Members } from "./members.js";
@@ -47,17 +47,19 @@ const CONNECTIONS = 32;
 const MEMBERS = 20;
 const LARGE = quick ? 100_000 : 1_000_000;
 const SMALL = 10_000;
+/** Records of the shift bloc, all created on one day. */
+const SHIFT = quick ? 10_000 : 100_000;
 const SECONDS = quick ? 2 : 6;
 const DEEP_PAGE = LARGE / 20;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const say = (line: string): void => { process.stderr.write(`${line}\n`); };
 
 interface Prepared {
-  readonly blocs: Record<"small" | "large" | "adds", string>;
+  readonly blocs: Record<"small" | "large" | "adds" | "shift", string>;
   readonly tokens: Record<"own" | "profile", string>;
   readonly members: Members;
   readonly users: readonly string[];
-  readonly seeds: { readonly large: SeedReport; readonly small: SeedReport };
+  readonly seeds: { readonly large: SeedReport; readonly small: SeedReport; readonly shift: SeedReport };
 }
 
 async function prepare(dir: string, admin: string, databaseUrl: string, env: Record<string, string>): Promise<Prepared> {
@@ -68,24 +70,29 @@ async function prepare(dir: string, admin: string, databaseUrl: string, env: Rec
   for (let i = 0; i < 20; i += 1) users.push((await createUser(ctx, `operator ${i + 1}`)).id);
   const blocs = {
     small: await createBenchBloc(ctx, "Small"), large: await createBenchBloc(ctx, "Large"), adds: await createBenchBloc(ctx, "Adds"),
+    shift: await createBenchBloc(ctx, "Shift"),
   };
   const members = await makeMembers(ctx, await createBenchBloc(ctx, "Members"), MEMBERS, SITES);
   const how: Record<SeedPath, string> = { bulk: "by bulk import", rebuild: "as rows, then rebuildCounters", store: "through the store" };
-  say(`seeding ${LARGE.toLocaleString("en")} + ${SMALL.toLocaleString("en")} records (${how[SEED_PATH]})…`);
+  say(`seeding ${LARGE.toLocaleString("en")} + ${SMALL.toLocaleString("en")} + ${SHIFT.toLocaleString("en")} records (${how[SEED_PATH]})…`);
   const seeder = new Seeder(ctx, users);
   const large = await seeder.seed(blocs.large, LARGE, SEED_PATH);
   say(`  large bloc: ${describeSeed(large)}`);
   const small = await seeder.seed(blocs.small, SMALL, SEED_PATH);
+  const shift = await seeder.seed(blocs.shift, SHIFT, SEED_PATH, daySpan(SHIFT_DAY));
+  say(`  shift bloc: ${describeSeed(shift)}`);
   // An operator who sees only their own records, and a site lead who sees only Dublin's.
   const [own, lead] = [users[0]!, users[1]!];
-  for (const user of [own, lead]) await setGrant(ctx, blocs.large, user, grantOf({ read: true }));
-  await setRestriction(ctx, blocs.large, own, "own");
+  for (const blocId of [blocs.large, blocs.shift]) {
+    for (const user of [own, lead]) await setGrant(ctx, blocId, user, grantOf({ read: true }));
+    await setRestriction(ctx, blocId, own, "own");
+  }
   // Site is profile-filtered; the operator works at every site, the lead at one.
   await setProfile(ctx, own, SITES);
   await setProfile(ctx, lead, ["Dublin"]);
   const tokens = { own: (await issueToken(ctx, own, {})).token, profile: (await issueToken(ctx, lead, {})).token };
   await ctx.store.close();
-  return { blocs, tokens, members, users, seeds: { large, small } };
+  return { blocs, tokens, members, users, seeds: { large, small, shift } };
 }
 
 /** Where the run keeps its records, and how to describe and remove it. */
@@ -208,6 +215,7 @@ async function main(): Promise<void> {
     const page1Small = await read({ blocId: blocs.small });
     const page1Large = await read({ blocId: blocs.large });
     const windows = await measureWindows(blocs.large, (body, reader) => read(body, reader === "all" ? admin : tokens[reader]));
+    const shift = await measureShift(blocs.shift, (body, reader) => read(body, reader === "all" ? admin : tokens[reader]));
     const ownLarge = await read({ blocId: blocs.large }, tokens.own);
     const profileLarge = await read({ blocId: blocs.large }, tokens.profile);
     const deepLarge = await read({ blocId: blocs.large, currentPage: DEEP_PAGE, resultLimit: 10 });
@@ -230,15 +238,15 @@ async function main(): Promise<void> {
     const { bare, bareRuns, json, xlsx } = await measureReports(3, () => bareReadLoop(env, blocs.large), report);
     const bulk = await measureBulk(STORE, dir, quick ? 20_000 : 100_000, say);
 
-    const failures = [ceil, ...(driver ? [driver] : []), add, memberAdd, page1Small, page1Large, ...windows.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
+    const failures = [ceil, ...(driver ? [driver] : []), add, memberAdd, page1Small, page1Large, ...windows.map((w) => w.load), ...shift.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
     const large = LARGE.toLocaleString("en");
     const timing = (l: Load): string => `p50 ${l.p50} ms, p99 ${l.p99} ms`;
     // Measured only when the large bloc went through the store (`--seed store`).
     const through = seeds.large;
     const seedRate = through.storeRecords / through.storeSeconds;
-    const rowsUsed = seeds.large.rowsRecords + seeds.small.rowsRecords > 0;
-    const seedPath = `large bloc: ${describeSeed(seeds.large)}; small bloc: ${describeSeed(seeds.small)}`;
+    const rowsUsed = seeds.large.rowsRecords + seeds.small.rowsRecords + seeds.shift.rowsRecords > 0;
+    const seedPath = `large bloc: ${describeSeed(seeds.large)}; small bloc: ${describeSeed(seeds.small)}; shift bloc: ${describeSeed(seeds.shift)}`;
     const addReference = driver ?? ceil;
     const seeding: Figure[] = [
       {
@@ -282,6 +290,7 @@ async function main(): Promise<void> {
       { name: "get-data page 1, 10,000 records", value: timing(page1Small), target: "reference", met: null },
       { name: `get-data page 1, ${large} records`, value: `${timing(page1Large)}; growth p99 ${(page1Large.p99 / page1Small.p99).toFixed(2)}`, target: "growth ≤ 3", met: page1Large.p99 / page1Small.p99 <= 3 },
       ...windowFigures(windows, page1Small, large),
+      ...shiftFigures(shift, page1Small, SHIFT.toLocaleString("en")),
       { name: `get-data own restriction, ${large}`, value: `${timing(ownLarge)}; ${(ownLarge.p99 / page1Small.p99).toFixed(1)} × 10k p99`, target: "≤ 3 × 10k p99", met: ownLarge.p99 <= 3 * page1Small.p99 },
       { name: `get-data profile filter, ${large}`, value: `${timing(profileLarge)}; ${(profileLarge.p99 / page1Small.p99).toFixed(1)} × 10k p99`, target: "≤ 3 × 10k p99", met: profileLarge.p99 <= 3 * page1Small.p99 },
       { name: `get-data page ${DEEP_PAGE.toLocaleString("en")} of 10, ${large}`, value: `${timing(deepLarge)}; ratio to page 1 ${(deepLarge.p99 / page1Large.p99).toFixed(2)}`, target: "≤ 10", met: deepLarge.p99 / page1Large.p99 <= 10 },
@@ -314,7 +323,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, memberAdd, members: { count: MEMBERS, blocId: members.blocId }, events, page1Small, page1Large, windows, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, memberAdd, members: { count: MEMBERS, blocId: members.blocId }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
