@@ -18,6 +18,7 @@ import { bulkFigures, measureBulk } from "./bulk.js";
 import { SHIFT_DAY, measureShift, measureWindows, shiftFigures, windowFigures } from "./windows.js";
 import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
+import { diskFigures, postgresDisk, sqliteDisk } from "./disk.js";
 import { makeMembers, memberAddFigure, memberAdds, type Members } from "./members.js";
 
 const SITES = CATEGORIES[1]!.values;
@@ -103,12 +104,15 @@ interface Engine {
   readonly label: string;
   readonly notes: string[];
   readonly pg?: BenchDatabase;
+  /** SQLite: the server's database file. */
+  readonly sqliteFile?: string;
 }
 
 async function openEngine(dir: string): Promise<Engine> {
   if (STORE === "sqlite") {
     const sqlite = (new Database(":memory:").prepare("SELECT sqlite_version() AS v").get() as { v: string }).v;
-    return { databaseUrl: `sqlite:${path.join(dir, "bloc.db")}`, env: {}, label: `SQLite ${sqlite}`, notes: [] };
+    const sqliteFile = path.join(dir, "bloc.db");
+    return { databaseUrl: `sqlite:${sqliteFile}`, sqliteFile, env: {}, label: `SQLite ${sqlite}`, notes: [] };
   }
   const pg = await createBenchDatabase();
   const { server } = pg;
@@ -237,6 +241,9 @@ async function main(): Promise<void> {
     // The reference, the engine alone reading the same rows, interleaved with the reports (bench/reports.ts).
     const { bare, bareRuns, json, xlsx } = await measureReports(3, () => bareReadLoop(env, blocs.large), report);
     const bulk = await measureBulk(STORE, dir, quick ? 20_000 : 100_000, say);
+    // Last, so that the database holds everything the run wrote.
+    say(pg ? "VACUUM, then bytes on disk and counter rows…" : "WAL checkpoint, then bytes on disk and counter rows…");
+    const disk = pg ? await postgresDisk(pg.url) : await sqliteDisk(engine.sqliteFile!);
 
     const failures = [ceil, ...(driver ? [driver] : []), add, memberAdd, page1Small, page1Large, ...windows.map((w) => w.load), ...shift.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
@@ -302,6 +309,7 @@ async function main(): Promise<void> {
       { name: `bare read loop, ${large} rows (engine alone, report projection and batches)`, value: `${Math.round(bare).toLocaleString("en")} rows/s (median of ${bareRuns.map((r) => Math.round(r).toLocaleString("en")).join(", ")})`, target: "reference", met: null },
       { name: `report JSON, ${large} rows`, value: `${(json.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(json.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${json.firstByte.toFixed(3)} s; peak RSS +${json.rssGrowth.toFixed(0)} MB`, target: "≥ 0.80 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: json.rowsPerSecond / bare >= 0.8 && json.firstByte <= 1 && json.rssGrowth <= 150 },
       { name: `report .xlsx, ${large} rows`, value: `${(xlsx.rowsPerSecond / bare).toFixed(2)} of the bare read loop (${Math.round(xlsx.rowsPerSecond).toLocaleString("en")} rows/s); first byte ${xlsx.firstByte.toFixed(3)} s; peak RSS +${xlsx.rssGrowth.toFixed(0)} MB`, target: "≥ 0.40 of the bare read loop, first byte ≤ 1 s, RSS ≤ +150 MB", met: xlsx.rowsPerSecond / bare >= 0.4 && xlsx.firstByte <= 1 && xlsx.rssGrowth <= 150 },
+      ...diskFigures(disk),
     ];
     // A figure measured on refused requests measures nothing: say so in the table.
     const measured: [Load, string][] = [[ceil, "ceiling: bare Fastify"], ...(driver ? [[driver, "ceiling: bare driver"] as [Load, string]] : []), [add, "add-data, the same record each time"], [page1Small, "get-data page 1, 10,000"],
@@ -324,7 +332,7 @@ async function main(): Promise<void> {
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
       ceil, driver, add, addWaits, memberAdd, members: { count: MEMBERS, blocId: members.blocId }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
-      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search,
+      thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search, disk,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
       quick, large: LARGE, seconds: SECONDS, store: STORE, engine: engine.label,
