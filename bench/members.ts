@@ -8,12 +8,12 @@ import { COMMENT, randomFrom, recordValues } from "./seed.js";
 
 /**
  * add-data as a site's scanners send it: every request a record never sent before (its
- * own serial, order ref and comment, so that the value counters and the field indexes
- * take new rows as they do in use, where one fixed record only changes the same rows
- * again), each from one of several members of the bloc in turn, rather than the admin
- * sending it. The members are
- * checked as members are: a grant, a profile (every site, so that the profile-filtered
- * Site field passes whatever it holds), and for one of them an `own` restriction.
+ * own serial, order ref and comment, so that the value counters take new rows and the
+ * field indexes new keys as they do in use, where one fixed record only increments the
+ * same counter rows), each from one of several members of the bloc in turn, rather than
+ * the admin sending it. The members are checked as members are: a grant, a profile
+ * (every site, so that the profile-filtered Site field passes whatever it holds), and for
+ * one of them an `own` restriction.
  */
 
 export interface Members {
