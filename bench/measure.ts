@@ -17,17 +17,28 @@ export interface LoadRequest {
   readonly body?: unknown;
   readonly connections: number;
   readonly seconds: number;
+  /** Each request's body and token, in place of `body` and `token`, asked for as each request is sent. */
+  readonly next?: () => { readonly body: unknown; readonly token: string };
 }
 
 /** Drives one endpoint with autocannon and returns throughput and latency (ms); `measuring` is called when the counted run starts. */
 export async function load(request: LoadRequest, measuring?: () => void): Promise<Load> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (request.token) headers.authorization = `Bearer ${request.token}`;
+  const vary = request.next;
   const options = {
     url: request.url,
     method: request.method,
     headers,
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    ...(vary ? {
+      requests: [{
+        setupRequest: (sent: autocannon.Request): autocannon.Request => {
+          const { body, token } = vary();
+          return { ...sent, body: JSON.stringify(body), headers: { ...sent.headers, authorization: `Bearer ${token}` } };
+        },
+      }],
+    } : {}),
     connections: request.connections,
   };
   // A short run first, not counted: statements get prepared and pages cached as in steady use.

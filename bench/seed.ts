@@ -34,7 +34,8 @@ export function orderRef(i: number): string {
   return `ORD-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(16).padStart(8, "0")}`;
 }
 
-function randomFrom(seed: number): () => number {
+/** A deterministic stream of numbers in [0, 1) (mulberry32). */
+export function randomFrom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -82,11 +83,25 @@ function stamp(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 }
 
+/** When a bloc's records were created: from `start` (ms since the epoch), over `ms`. */
+export interface Span {
+  readonly start: number;
+  readonly ms: number;
+}
+
+/** The 365 days before SEED_END, where the bench's blocs put their records unless told otherwise. */
+export const YEAR: Span = { start: SEED_END - DAY_MS * 365, ms: DAY_MS * 365 };
+
+/** One day's 24 hours, from midnight of `day` ("YYYY-MM-DD", UTC as the store's timestamps are). */
+export function daySpan(day: string): Span {
+  return { start: Date.parse(`${day}T00:00:00Z`), ms: DAY_MS };
+}
+
 /**
- * The i-th of `count` synthetic records of a bloc. Records arrive in time order, as
- * scans do, spread evenly over the 365 days with a little jitter.
+ * The field values of record i: every select field from its values, serial, batch, a
+ * comment, a weight, a best-before date and an order reference.
  */
-export function record(blocId: string, i: number, count: number, users: readonly string[], next: () => number): NewRecord {
+export function recordValues(i: number, next: () => number): Record<string, string> {
   const values: Record<string, string> = {};
   CATEGORIES.forEach((c, index) => { values[`field_${index + 1}`] = skewed(c.values, next); });
   values[SERIAL] = `SN-${String(i).padStart(8, "0")}`;
@@ -97,9 +112,18 @@ export function record(blocId: string, i: number, count: number, users: readonly
   values.field_9 = (next() * 100).toFixed(2);
   values.field_10 = stamp(SEED_END + Math.floor(next() * 365) * DAY_MS).slice(0, 10);
   values[ORDER_REF] = orderRef(i);
+  return values;
+}
+
+/**
+ * The i-th of `count` synthetic records of a bloc. Records arrive in time order, as
+ * scans do, spread evenly over `span` (the 365 days by default) with a little jitter.
+ */
+export function record(blocId: string, i: number, count: number, users: readonly string[], next: () => number, span: Span = YEAR): NewRecord {
+  const values = recordValues(i, next);
   return {
     blocId,
-    createdAt: stamp(SEED_END - DAY_MS * 365 + Math.floor(((i + next()) / count) * DAY_MS * 365)),
+    createdAt: stamp(span.start + Math.floor(((i + next()) / count) * span.ms)),
     userId: users[Math.floor(next() * users.length)]!,
     submittedStatus: 1,
     jobId: null,
@@ -109,14 +133,12 @@ export function record(blocId: string, i: number, count: number, users: readonly
 
 /**
  * How records reach the store: `bulk` (the default: `bulkImportRecords`, one
- * transaction, counters counted as the records stream in); through it (`importRecords`: rules, counters in each
- * transaction); as rows (`importRows` of canonical records, then the bloc's counters
- * replaced by `importRows` of the counter rows the domain's CounterDeltas counts for
- * those records); as rows with `rebuildCounters` recounting the bloc from its records
- * instead (`rebuild`); or `auto`: through the store, switching to rows when that would
- * take too long.
+ * transaction, counters counted as the records stream in); through it (`store`:
+ * `importRecords`, rules, counters in each transaction); or as canonical rows with
+ * `importRows`, then `rebuildCounters` recounting the bloc from its records (`rebuild`).
  */
-export type SeedPath = "bulk" | "store" | "rows" | "rebuild" | "auto";
+export type SeedPath = "bulk" | "store" | "rebuild";
+export const SEED_PATHS: readonly SeedPath[] = ["bulk", "store", "rebuild"];
 
 export interface SeedReport {
   readonly records: number;
@@ -129,9 +151,7 @@ export interface SeedReport {
   /** Records copied as canonical rows with `importRows`, and the seconds that took. */
   readonly rowsRecords: number;
   readonly rowsSeconds: number;
-  /** How the counters were made when rows were copied, the rows they came to, and the seconds it took. */
-  readonly counters: "store" | "rows" | "rebuild";
-  readonly counterRows: number;
+  /** Seconds `rebuildCounters` took after rows were copied (0 otherwise). */
   readonly countersSeconds: number;
 }
 
@@ -148,36 +168,29 @@ export class Seeder {
 
   constructor(private readonly ctx: Context, private readonly users: readonly string[]) {}
 
-  /**
-   * Imports `count` records into the bloc in batches of 20,000. `auto` goes through
-   * the store, and after the first 40,000 switches to rows when the rest would take
-   * longer than `budgetSeconds` at the rate measured.
-   */
-  async seed(blocId: string, count: number, path: SeedPath, budgetSeconds = Infinity): Promise<SeedReport> {
+  /** Imports `count` records, created over `span`, into the bloc (through the store and as rows, in batches of 20,000). */
+  async seed(blocId: string, count: number, path: SeedPath, span: Span = YEAR): Promise<SeedReport> {
     const next = randomFrom(count);
-    const none = { storeRecords: 0, storeSeconds: 0, rowsRecords: 0, rowsSeconds: 0, counters: "store" as const, counterRows: 0, countersSeconds: 0 };
+    const none = { storeRecords: 0, storeSeconds: 0, rowsRecords: 0, rowsSeconds: 0, countersSeconds: 0 };
     if (path === "bulk") {
       const started = performance.now();
       const users = this.users;
       const made = function* (): Generator<NewRecord> {
-        for (let i = 0; i < count; i += 1) yield record(blocId, i, count, users, next);
+        for (let i = 0; i < count; i += 1) yield record(blocId, i, count, users, next, span);
       };
       const { lastId } = await bulkImportRecords(this.ctx.store, blocId, made());
       this.maxId = Math.max(this.maxId, lastId);
       return { ...none, records: count, bulkRecords: count, bulkSeconds: (performance.now() - started) / 1000 };
     }
-    let counted: undefined;
-    let countingSeconds = 0;
     let storeRecords = 0;
     let storeSeconds = 0;
     let rowsRecords = 0;
     let rowsSeconds = 0;
-    let useRows = path === "rows" || path === "rebuild";
     for (let done = 0; done < count;) {
       const started = performance.now();
       const size = Math.min(BATCH_SIZE, count - done);
-      const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, this.users, next));
-      if (useRows) {
+      const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, this.users, next, span));
+      if (path === "rebuild") {
         await this.ctx.store.importRows("records", batch.map((r) => ({
           id: (this.maxId += 1), bloc_id: r.blocId, created_at: r.createdAt, user_id: r.userId,
           submitted_status: r.submittedStatus, job_id: r.jobId, data: JSON.stringify(r.values),
@@ -193,14 +206,10 @@ export class Seeder {
       done += size;
     }
     const report = { records: count, bulkRecords: 0, bulkSeconds: 0, storeRecords, storeSeconds, rowsRecords, rowsSeconds };
-    if (rowsRecords === 0) return { ...report, counters: "store", counterRows: 0, countersSeconds: 0 };
+    if (rowsRecords === 0) return { ...report, countersSeconds: 0 };
     const started = performance.now();
-    if (path === "rebuild" || !counted) {
-      await this.ctx.store.transaction((tx) => rebuildCounters(tx, blocId));
-      return { ...report, counters: "rebuild", counterRows: 0, countersSeconds: (performance.now() - started) / 1000 };
-    }
-    void counted;
-    return { ...report, counters: "rows", counterRows: 0, countersSeconds: countingSeconds };
+    await this.ctx.store.transaction((tx) => rebuildCounters(tx, blocId));
+    return { ...report, countersSeconds: (performance.now() - started) / 1000 };
   }
 }
 
@@ -214,9 +223,7 @@ export function describeSeed(report: SeedReport): string {
   }
   if (report.rowsRecords > 0) {
     parts.push(`${report.rowsRecords.toLocaleString("en")} as rows (importRows) at ${rate(report.rowsRecords, report.rowsSeconds)}, then ` +
-      (report.counters === "rebuild"
-        ? `rebuildCounters over all ${report.records.toLocaleString("en")} in ${report.countersSeconds.toFixed(0)} s (${rate(report.records, report.countersSeconds)})`
-        : `the bloc's counters (${report.counterRows.toLocaleString("en")} rows, counted by CounterDeltas) cleared and copied as rows with importRows in ${report.countersSeconds.toFixed(0)} s`));
+      `rebuildCounters over all ${report.records.toLocaleString("en")} in ${report.countersSeconds.toFixed(0)} s (${rate(report.records, report.countersSeconds)})`);
   }
   return parts.join("; ");
 }
