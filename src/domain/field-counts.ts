@@ -43,6 +43,14 @@ export function tooLongToList(value: string): boolean {
   return false;
 }
 
+/** Printable ASCII that JSON writes as it is: most values, whose JSON size is then their length and two quotes. */
+const PLAIN = /^[ !#-[\]-~]*$/;
+
+/** Bytes a value takes as a JSON string. */
+function jsonBytes(value: string): number {
+  return PLAIN.test(value) ? value.length + 2 : Buffer.byteLength(JSON.stringify(value));
+}
+
 /**
  * Lists the ranked values of each field (as the engines return them, at most
  * valuesToRead(limit) per field) within the bounds. Objects without a prototype, so
@@ -60,7 +68,7 @@ export function listFieldCounts(slugs: readonly string[], ranked: ValueCounts, l
     let complete = values.length <= most;
     for (const [value, n] of values.slice(0, most)) {
       if (value === null) { complete = false; continue; }
-      const bytes = Buffer.byteLength(JSON.stringify(value)) + String(n).length + 2;
+      const bytes = jsonBytes(value) + String(n).length + 2;
       if (bytes > budget) { complete = false; break; }
       budget -= bytes;
       left -= bytes;

@@ -1,4 +1,4 @@
-import type { MatchCondition, RecordFilter, StoredRecord } from "../model.js";
+import type { MatchCondition, RecordCursor, RecordFilter } from "../model.js";
 import { tooLongToList } from "../field-counts.js";
 import type { StoreReads, ValueCount, ValueCounts } from "../../store/store.js";
 import { ALL_TIME, EVERYONE, layoutOf, ownerSegment, profileSegment, spanOf, type Segment } from "./keys.js";
@@ -130,16 +130,20 @@ async function singles(view: StoreReads, filter: RecordFilter, needs: Map<string
   const found = new Map<string, ValueCount[]>([...needs.keys()].map((slug) => [slug, []]));
   const open = new Set([...needs].filter(([, need]) => need.want > 0 && need.left > 0).map(([slug]) => slug));
   let budget = Math.max(TAIL_PAGE, limit * TAIL_READS_PER_VALUE);
-  let after: StoredRecord | undefined;
+  // Only the fields that need values are read (as one small JSON object per record).
+  const columns = [...open].map((slug, i) => ({ key: String(i), source: { field: slug } }));
+  const slugAt = [...open];
+  let after: RecordCursor | undefined;
   while (open.size > 0 && budget > 0) {
-    const page = await view.listRecords(filter, {
-      order: "newest", limit: Math.min(TAIL_PAGE, budget), offset: 0, after: after && { createdAt: after.createdAt, id: after.id },
-    });
-    for (const record of page) {
-      for (const slug of open) {
-        const value = record.values[slug];
+    const page = await view.listRows(filter, { order: "newest", limit: Math.min(TAIL_PAGE, budget), offset: 0, after }, columns);
+    for (const row of page) {
+      const values = JSON.parse(row.json) as Record<string, string>;
+      for (let i = 0; i < slugAt.length; i += 1) {
+        const slug = slugAt[i]!;
+        if (!open.has(slug)) continue;
+        const value = values[String(i)] ?? "";
         const need = needs.get(slug)!;
-        if (value === undefined || value === "" || !Object.hasOwn(record.values, slug) || need.skip.has(value)) continue;
+        if (value === "" || need.skip.has(value)) continue;
         found.get(slug)!.push([tooLongToList(value) ? null : value, 1]);
         need.want -= 1;
         need.left -= 1;
@@ -149,7 +153,8 @@ async function singles(view: StoreReads, filter: RecordFilter, needs: Map<string
     }
     budget -= page.length;
     if (page.length < TAIL_PAGE) break;
-    after = page[page.length - 1];
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
   }
   for (const slug of open) found.get(slug)!.push([null, 1]);
   return found;
