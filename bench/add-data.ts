@@ -9,6 +9,7 @@ import { startProcess } from "../test/support/process.js";
 import { cpuMs, load, type Load } from "./measure.js";
 import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc } from "./seed.js";
+import { makeMembers, memberAdds } from "./members.js";
 import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
 
 /*
@@ -16,7 +17,9 @@ import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
  * [--rounds 3] [--seconds 3]`. Each round measures the reference (the bare Fastify route;
  * on PostgreSQL also the bare driver loop) and then add-data, back to back, so that each
  * ratio compares figures taken under the same load of a shared machine; the medians of
- * the rounds are printed at the end. With `--events`, add-data alone and with one webhook
+ * the rounds are printed at the end. With `--members`, every request is a new record of
+ * the bench's shape from one of 20 members in turn (bench/members.ts), as scanners send
+ * them, instead of one fixed record from the admin. With `--events`, add-data alone and with one webhook
  * and one live stream attached, in alternating rounds (bench/events.ts), instead.
  * `BLOC_BENCH_SERVER_NODE_OPTIONS` is passed to the
  * server process (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -52,6 +55,8 @@ async function main(): Promise<void> {
     const ctx = await openContext(readConfig(env));
     const user = (await createUser(ctx, "operator")).id;
     const blocId = await createBenchBloc(ctx, "Adds");
+    const members = process.argv.includes("--members")
+      ? await makeMembers(ctx, blocId, 20, CATEGORIES[1]!.values) : undefined;
     await ctx.store.close();
     const scan: Record<string, string> = {
       ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]!])),
@@ -75,6 +80,7 @@ async function main(): Promise<void> {
     }
     const ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, dir, path.join(here, "ceiling-server.js"));
     const rows: { ceil: Load; driver?: DriverCeiling; add: Load; ceilCpu: number; addCpu: number }[] = [];
+    const adds = members ? memberAdds(members) : undefined;
     /** The load's figures and the server's CPU time per answered request, in µs. */
     const measured = async (pid: number, run: () => Promise<Load>): Promise<[Load, number]> => {
       const before = cpuMs(pid);
@@ -93,6 +99,7 @@ async function main(): Promise<void> {
         const [add, addCpu] = await measured(server.child.pid!, () => load({
           url: `${server.url}/api/add-data`, method: "POST", token: admin, connections: CONNECTIONS, seconds: SECONDS,
           body: { scanStationID: blocId, dataToAdd: JSON.stringify(scan) },
+          ...(members ? { next: adds! } : {}),
         }));
         rows.push({ ceil, add, ceilCpu, addCpu, ...(driver ? { driver } : {}) });
         const reference = driver ?? ceil;

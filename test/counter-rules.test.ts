@@ -30,7 +30,7 @@ test("an hour is in six periods: all time, its year, month, week from Monday, da
   assert.deepEqual(periodsBetween("h", "2026-03-04 22:30:00", "2026-03-05 00:10:00"), ["h:2026-03-04 22", "h:2026-03-04 23", "h:2026-03-05 00"]);
 });
 
-test("deltas count a record once per scope, and each non-empty value of a counted field per segment and hour", () => {
+test("deltas count a record once per scope, and each value of a counted field per segment and hour (\"\": none)", () => {
   const deltas = new CounterDeltas();
   deltas.add(record, layout, 1);
   const scopes = deltas.scopeChanges("b").map((c) => `${c.segment.key}|${c.period}|${c.n}`).sort();
@@ -39,8 +39,9 @@ test("deltas count a record once per scope, and each non-empty value of a counte
   assert.deepEqual(deltas.scopeChanges("b", "hours").map((c) => `${c.segment.key}|${c.period}|${c.n}`).sort(),
     ["p:site:Cork|h:2026-03-04 10|1", "u:7|h:2026-03-04 10|1", "|h:2026-03-04 10|1"].sort());
   const entries = deltas.valueEntries("b");
-  assert.equal(entries.length, 6, "site and note, in three segments; the empty value is not counted");
-  assert.ok(entries.every((e) => e.slug !== "empty" && e.hours.get("2026-03-04 10") === 1));
+  assert.equal(entries.length, 9, "site, note and (as \"\") empty, in three segments");
+  assert.ok(entries.every((e) => e.hours.get("2026-03-04 10") === 1));
+  assert.ok(entries.filter((e) => e.slug === "empty").every((e) => e.value === ""), "a field left empty counts under \"\"");
 });
 
 test("a record that leaves and enters again changes no scope, and zero changes are left out", () => {
@@ -58,7 +59,7 @@ test("a value change moves one count between values in every segment of the reco
   deltas.addValue(record, plain, "note", "", 1);
   deltas.addValue(record, plain, "unknown", "z", 1);
   const moved = deltas.valueEntries("b").map((e) => `${e.segment.key}|${e.value}|${CounterDeltas.total(e)}`).sort();
-  assert.deepEqual(moved, ["u:7|x|-1", "u:7|y|1", "|x|-1", "|y|1"].sort());
+  assert.deepEqual(moved, ["u:7|x|-1", "u:7|y|1", "u:7||1", "|x|-1", "|y|1", "||1"].sort(), "a value cleared counts as one more without");
 });
 
 test("merged units add up, and pending records are counted from a period's first second", () => {

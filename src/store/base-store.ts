@@ -30,6 +30,7 @@ export abstract class BaseStore {
   periodCounts(...a: Parameters<StoreReads["periodCounts"]>): ReturnType<StoreReads["periodCounts"]> { return this.direct.periodCounts(...a); }
   repeatedValues(...a: Parameters<StoreReads["repeatedValues"]>): ReturnType<StoreReads["repeatedValues"]> { return this.direct.repeatedValues(...a); }
   countsOf(...a: Parameters<StoreReads["countsOf"]>): ReturnType<StoreReads["countsOf"]> { return this.direct.countsOf(...a); }
+  countsOfPairs(...a: Parameters<StoreReads["countsOfPairs"]>): ReturnType<StoreReads["countsOfPairs"]> { return this.direct.countsOfPairs(...a); }
   valuesHeldTwice(...a: Parameters<StoreReads["valuesHeldTwice"]>): ReturnType<StoreReads["valuesHeldTwice"]> { return this.direct.valuesHeldTwice(...a); }
   holderCounts(...a: Parameters<StoreReads["holderCounts"]>): ReturnType<StoreReads["holderCounts"]> { return this.direct.holderCounts(...a); }
   blocsWithoutScope(...a: Parameters<StoreReads["blocsWithoutScope"]>): ReturnType<StoreReads["blocsWithoutScope"]> { return this.direct.blocsWithoutScope(...a); }

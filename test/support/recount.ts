@@ -65,9 +65,11 @@ export async function assertCountersEqualRecount(store: Store, countedAbove = Nu
         scopeRecords.set(scope, (scopeRecords.get(scope) ?? 0) + 1);
         for (const slug of slugs) {
           const value = data[slug] ?? "";
-          if (value === "") continue;
-          const any = JSON.stringify([bloc, segment, period, slug, ""]);
-          scopeValues.set(any, (scopeValues.get(any) ?? 0) + 1);
+          if (value === "") {
+            const none = JSON.stringify([bloc, segment, period, slug, ""]);
+            scopeValues.set(none, (scopeValues.get(none) ?? 0) + 1);
+            continue;
+          }
           if ((held.get(JSON.stringify([bloc, slug, value])) ?? 0) < 2) continue;
           const key = JSON.stringify([bloc, segment, period, slug, value]);
           scopeValues.set(key, (scopeValues.get(key) ?? 0) + 1);

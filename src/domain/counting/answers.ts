@@ -199,6 +199,7 @@ export async function countValues(view: StoreReads, given: RecordFilter, slugs: 
   const plan = await planWindow(view, filter, keys(segments));
   const scopes = await view.scopes(filter.blocId, plan.periods.flatMap((period) => segments.map((s) => ({ segment: s.key, period }))));
   const counted = scopes.filter((s) => s.counted).map((s) => s.id);
+  const countedRecords = scopes.filter((s) => s.counted).reduce((n, s) => n + s.n, 0);
   // What no counter holds: the periods' scopes that do not count values, and the window's edges.
   const tallied: { readonly segment: Segment | undefined; readonly within: Interval | undefined }[] = [];
   for (const period of plan.periods) {
@@ -226,7 +227,8 @@ export async function countValues(view: StoreReads, given: RecordFilter, slugs: 
       const texts = [...tally.values.keys()];
       // A value the tallies hold may count once in the scopes, which repeatedValues leaves out: countsOf has it.
       const inScopes = new Map(await view.countsOf(counted, slug, [...texts, ""]));
-      filled += inScopes.get("") ?? 0;
+      // The scopes keep the records holding no value of the field.
+      filled += countedRecords - (inScopes.get("") ?? 0);
       inScopes.delete("");
       for (const [value, n] of await view.repeatedValues(counted, slug, limit > 0 ? limit + texts.length : 0)) {
         if (value === null || !tally.values.has(value)) merged.push([value, n]);

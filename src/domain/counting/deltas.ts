@@ -8,7 +8,7 @@ import { ownValue } from "../values.js";
  * records then touches each counter once, however many records share it.
  */
 
-/** One value of one field in one segment, and its change per hour. */
+/** One value of one field in one segment ("": records holding none), and its change per hour. */
 export interface ValueEntry {
   readonly blocId: string;
   readonly segment: Segment;
@@ -34,23 +34,23 @@ export class CounterDeltas {
   /** bloc NUL segment NUL slug NUL value → entry. */
   private readonly entries = new Map<string, ValueEntry>();
 
-  /** A whole record enters (1) or leaves (-1) its segments. */
+  /**
+   * A whole record enters (1) or leaves (-1) its segments, with each field's value; a
+   * field it leaves empty counts under "" (the records holding no value: settle.ts).
+   */
   add(record: Counted, layout: Layout, sign: 1 | -1): void {
     const hour = hourOf(record.createdAt);
     for (const segment of segmentsOf(record, layout)) {
       const id = `${record.blocId}\u0000${segment.key}\u0000${hour}`;
       const entry = this.records.get(id);
       if (entry) entry.n += sign; else this.records.set(id, { blocId: record.blocId, segment, hour, n: sign });
-      for (const slug of layout.slugs) {
-        const value = ownValue(record.values, slug) ?? "";
-        if (value !== "") this.bumpValue(record.blocId, segment, slug, value, hour, sign);
-      }
+      for (const slug of layout.slugs) this.bumpValue(record.blocId, segment, slug, ownValue(record.values, slug) ?? "", hour, sign);
     }
   }
 
-  /** One value of a record that stays in the same segments enters or leaves their counts. */
+  /** One value of a record that stays in the same segments enters or leaves their counts ("": no value). */
   addValue(record: Counted, layout: Layout, slug: string, value: string, sign: 1 | -1): void {
-    if (value === "" || !layout.slugs.includes(slug)) return;
+    if (!layout.slugs.includes(slug)) return;
     const hour = hourOf(record.createdAt);
     for (const segment of segmentsOf(record, layout)) this.bumpValue(record.blocId, segment, slug, value, hour, sign);
   }

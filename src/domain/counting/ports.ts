@@ -3,7 +3,8 @@
  * given (keys.ts), and nothing decided there. `counter_scopes` holds one row per scope
  * (bloc, segment, period) with its record count and whether its values are counted;
  * `value_counts` holds, per counted scope and field, the records holding each value that
- * more than one record of the bloc holds, and under the value "" the records holding any.
+ * more than one record of the bloc holds, and under the value "" the records holding none
+ * (no row for a field every record fills in).
  */
 
 /**
@@ -52,6 +53,8 @@ export interface CounterReads {
   repeatedValues(scopes: readonly number[], slug: string, limit: number): Promise<ValueCount[]>;
   /** The counts of just these values (non-null, any order), summed over the scopes; values without a count are absent. */
   countsOf(scopes: readonly number[], slug: string, values: readonly string[]): Promise<[string, number][]>;
+  /** The counts of these (field, value) pairs in one scope; pairs without a count are absent. */
+  countsOfPairs(scope: number, pairs: readonly { readonly slug: string; readonly value: string }[]): Promise<[string, string, number][]>;
   /**
    * Values of a field that two or more records of a bloc hold, with their counts, in
    * code-point order after `after` (from the first when null), at most `limit`: counted

@@ -94,9 +94,12 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
       if (!current) return;
       for (const [key, n] of current.counts) {
         const cut = key.indexOf("\u0000");
-        writes.push(cut < 0
-          ? { scope: current.scope.id, slug: key, value: "", n }
-          : { scope: current.scope.id, slug: key.slice(0, cut), value: key.slice(cut + 1), n });
+        // Per field alone: the records holding a value, kept as those holding none.
+        if (cut < 0) { if (n < current.scope.n) writes.push({ scope: current.scope.id, slug: key, value: "", n: current.scope.n - n }); }
+        else writes.push({ scope: current.scope.id, slug: key.slice(0, cut), value: key.slice(cut + 1), n });
+      }
+      for (const slug of layout.slugs) {
+        if (!current.counts.has(slug)) writes.push({ scope: current.scope.id, slug, value: "", n: current.scope.n });
       }
       open.delete(tier);
     };

@@ -12,7 +12,8 @@ import type { Scope, ScopeKey, ValueCountChange } from "./ports.js";
  * scope counts its records. A scope holding more than countingThreshold() records also counts
  * its values — but only values that two or more records of the bloc hold: a value one
  * record alone holds (a serial number, an order reference) has no counter anywhere, and
- * readers find it among the records (answers.ts). So a value's counters appear when a
+ * readers find it among the records (answers.ts) — and, under "", the records that hold
+ * no value of a field (no row for a field every record fills in). So a value's counters appear when a
  * second record takes it and go when only one record keeps it; the value index tells,
  * after the transaction's writes, how many records hold it.
  */
@@ -104,23 +105,24 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
   const writes: ValueCountChange[] = [];
   const bySlugValue = new Map<string, ValueEntry[]>();
   for (const entry of entries) {
+    if (entry.value === "") {
+      // Records holding no value of the field: every counted scope keeps them under "".
+      for (const [hour, n] of entry.hours) {
+        for (const period of periodsOfHour(hour)) {
+          const scope = scopes.get(entry.segment.key, period);
+          if (scope?.counted && n !== 0) writes.push({ scope: scope.id, slug: entry.slug, value: "", n });
+        }
+      }
+      continue;
+    }
     const id = `${entry.slug}\u0000${entry.value}`;
     const list = bySlugValue.get(id);
     if (list) list.push(entry); else bySlugValue.set(id, [entry]);
-    // Records holding any value of the field: every counted scope keeps it under "".
-    for (const [hour, n] of entry.hours) {
-      for (const period of periodsOfHour(hour)) {
-        const scope = scopes.get(entry.segment.key, period);
-        if (scope?.counted && n !== 0) writes.push({ scope: scope.id, slug: entry.slug, value: "", n });
-      }
-    }
   }
   const groups = [...bySlugValue.values()];
   const totals = new Map<string, number>();
-  for (const slug of new Set(groups.map((g) => g[0]!.slug))) {
-    const values = groups.filter((g) => g[0]!.slug === slug).map((g) => g[0]!.value);
-    for (const [value, n] of await tx.countsOf([all.id], slug, values)) totals.set(`${slug}\u0000${value}`, n);
-  }
+  const pairs = groups.map((g) => ({ slug: g[0]!.slug, value: g[0]!.value }));
+  for (const [slug, value, n] of pairs.length === 0 ? [] : await tx.countsOfPairs(all.id, pairs)) totals.set(`${slug}\u0000${value}`, n);
   // Values with no count: held by one record or none before this transaction; the value index says how many hold them now.
   const unknown = groups.filter((g) => !totals.has(`${g[0]!.slug}\u0000${g[0]!.value}`));
   const holders = unknown.length === 0 ? [] : await tx.holderCounts(blocId, unknown.map((g) => ({ slug: g[0]!.slug, value: g[0]!.value })), 2);
@@ -196,7 +198,7 @@ async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: rea
         filled += n;
         if (everyoneAllTime ? n >= 2 : true) candidates.push([value, n]);
       }
-      if (filled > 0) writes.push({ scope: scope.id, slug, value: "", n: filled });
+      if (filled < scope.n) writes.push({ scope: scope.id, slug, value: "", n: scope.n - filled });
       let repeated = candidates;
       if (!everyoneAllTime) {
         all ??= (await tx.scopes(blocId, [{ segment: "", period: ALL_TIME }]))[0];

@@ -72,6 +72,16 @@ export async function countsOf(db: Db, ids: readonly number[], slug: string, val
   return rows.map((row) => [row.value, Number(row.n)]);
 }
 
+export async function countsOfPairs(db: Db, scope: number, pairs: readonly { slug: string; value: string }[]): Promise<[string, string, number][]> {
+  const wanted = pairs.filter((p) => storable(p.value));
+  if (wanted.length === 0) return [];
+  const rows = await db.run<{ slug: string; value: string; n: number }>(`
+    SELECT v.slug, v.value, v.n FROM unnest($2::text[], $3::text[]) AS x(k, x)
+    JOIN value_counts v ON v.scope_id = $1::bigint AND v.slug = x.k AND ${sameKey("v.value", "x.x")}`,
+  [scope, wanted.map((p) => p.slug), wanted.map((p) => p.value)]);
+  return rows.map((row) => [row.slug, row.value, Number(row.n)]);
+}
+
 export async function valuesHeldTwice(db: Db, blocId: string, slug: string, after: string | null, limit: number): Promise<[string, number][]> {
   // In the order of the slug's value index, (head, tail), so that each page continues it.
   const [, tail] = headTail(fieldSql(slug), FIELD_HEAD);

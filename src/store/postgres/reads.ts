@@ -173,6 +173,10 @@ export class PgReads implements StoreReads {
     return counters.countsOf(this.db, scopes, slug, values);
   }
 
+  countsOfPairs(scope: number, pairs: readonly { readonly slug: string; readonly value: string }[]): Promise<[string, string, number][]> {
+    return counters.countsOfPairs(this.db, scope, pairs);
+  }
+
   valuesHeldTwice(blocId: string, slug: string, after: string | null, limit: number): Promise<[string, number][]> {
     return counters.valuesHeldTwice(this.db, blocId, slug, after, limit);
   }

@@ -57,6 +57,13 @@ export function countsOf(sql: Statements, ids: readonly number[], slug: string, 
     AND value ${IN_LIST} GROUP BY value`).raw().all(idList(ids), slug, jsonList(values)) as [string, number][];
 }
 
+export function countsOfPairs(sql: Statements, scope: number, pairs: readonly { slug: string; value: string }[]): [string, string, number][] {
+  if (pairs.length === 0) return [];
+  return sql.get(`SELECT slug, value, n FROM value_counts WHERE scope_id = ?
+    AND (slug, value) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`)
+    .raw().all(scope, JSON.stringify(pairs.map((p) => [p.slug, p.value]))) as [string, string, number][];
+}
+
 export function valuesHeldTwice(sql: Statements, blocId: string, slug: string, after: string | null, limit: number): [string, number][] {
   // Values above `after` (at least "") are non-empty: the index's condition holds, so the slug's value index serves the grouping.
   const value = valueSql(slug);

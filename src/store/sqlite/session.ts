@@ -38,6 +38,10 @@ export class SqliteSession extends SqliteRecords implements Tx {
     return counters.countsOf(this.sql, scopes, slug, values);
   }
 
+  async countsOfPairs(scope: number, pairs: readonly { readonly slug: string; readonly value: string }[]): Promise<[string, string, number][]> {
+    return counters.countsOfPairs(this.sql, scope, pairs);
+  }
+
   async valuesHeldTwice(blocId: string, slug: string, after: string | null, limit: number): Promise<[string, number][]> {
     return counters.valuesHeldTwice(this.sql, blocId, slug, after, limit);
   }
