@@ -15,6 +15,8 @@ export interface TestServer {
   readonly dir: string;
   readonly ctx: Context;
   readonly adminToken: string;
+  /** The DATABASE_URL the server runs on. */
+  readonly databaseUrl: string;
   /** The Fastify instance, for what only it can tell (its routes). */
   readonly app: FastifyInstance;
   /** A request as `token` (the admin's unless given). */
@@ -47,7 +49,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
     const app: FastifyInstance = await buildApp(opened, config);
     const url = await app.listen({ port: 0, host: "127.0.0.1" });
     return {
-      url, dir, ctx: opened, adminToken, app,
+      url, dir, ctx: opened, adminToken, app, databaseUrl: database.url,
       call: (method, p, options = {}) => call(url, method, p, { token: adminToken, ...options }),
       async close() {
         await app.close();

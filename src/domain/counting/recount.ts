@@ -1,36 +1,66 @@
-import type { StoredRecord } from "../model.js";
-import type { Store, Tx } from "../../store/store.js";
+import type { RecordCursor } from "../model.js";
+import type { RowColumn, Store, Tx } from "../../store/store.js";
 import {
-  ALL_TIME, countingThreshold, EVERYONE, TIERS, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, tierOf, type Segment,
+  ALL_TIME, EVERYONE, TIERS, countingThreshold, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
+  type Layout, type Segment,
 } from "./keys.js";
 import type { Scope, ValueCountChange } from "./ports.js";
 
 /*
- * Counting a bloc's counters again from its records, set-based and in bounded memory:
- * after a field starts or stops being profile-filtered, after a bulk load, and for
- * blocs an upgrade left without counters. Three passes: records per scope (one read of
- * the bloc in time order), the values two or more records hold (grouped by the value
- * index, field by field), then each segment's values per counted scope (one read of the
- * segment's records in time order, so that only one period per tier is open at a time).
+ * Counting a bloc's counters again from its records, in bounded memory: after a field
+ * starts or stops being profile-filtered, after a bulk load, and for blocs an upgrade
+ * left without counters. Three steps: records per scope (one read of the bloc in time
+ * order, of the few columns segments need); the values two or more records hold (the
+ * value index, grouped, field by field); then the values per counted scope (one more read
+ * in time order, each period's counts written as it closes, so that only one period per
+ * tier and segment is open at a time).
  */
 
 const PAGE = 5000;
 const WRITE_BATCH = 20_000;
 
-async function eachRecord(tx: Tx, blocId: string, segment: Segment, visit: (record: StoredRecord) => void): Promise<void> {
-  let after: StoredRecord | undefined;
+/** Reads a bloc's records in time order as JSON objects of `columns`, a page at a time; `paged` runs after each page. */
+async function eachRow(tx: Tx, blocId: string, columns: readonly RowColumn[], visit: (row: Record<string, string>) => void,
+  paged?: () => Promise<void>): Promise<void> {
+  let after: RecordCursor | undefined;
   for (;;) {
-    const page = await tx.listRecords({ blocId, visibility: segment.visibility },
-      { order: "oldest", limit: PAGE, offset: 0, after: after && { createdAt: after.createdAt, id: after.id } });
-    for (const record of page) visit(record);
+    const page = await tx.listRows({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after }, columns);
+    for (const row of page) visit(JSON.parse(row.json) as Record<string, string>);
+    await paged?.();
     if (page.length < PAGE) return;
-    after = page[page.length - 1];
+    const last = page[page.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
   }
 }
 
 async function write(tx: Tx, changes: ValueCountChange[]): Promise<void> {
   for (let i = 0; i < changes.length; i += WRITE_BATCH) await tx.changeValues(changes.slice(i, i + WRITE_BATCH));
   changes.length = 0;
+}
+
+/** The segments of a row read with segmentColumns (keys "c", "u", then "p0", "p1", … per profile field). */
+function rowSegments(row: Record<string, string>, layout: Layout, cache: Map<string, Segment>): Segment[] {
+  const segments = [EVERYONE];
+  const owner = `u\u0000${row.u!}`;
+  let segment = cache.get(owner);
+  if (!segment) cache.set(owner, segment = ownerSegment(row.u!));
+  segments.push(segment);
+  layout.profileSlugs.forEach((slug, i) => {
+    const value = row[`p${i}`] ?? "";
+    if (value === "") return;
+    const key = `p\u0000${slug}\u0000${value}`;
+    let profile = cache.get(key);
+    if (!profile) cache.set(key, profile = profileSegment(slug, value));
+    segments.push(profile);
+  });
+  return segments;
+}
+
+function segmentColumns(layout: Layout): RowColumn[] {
+  return [
+    { key: "c", source: "created_at" }, { key: "u", source: "user_id" },
+    ...layout.profileSlugs.map((slug, i): RowColumn => ({ key: `p${i}`, source: { field: slug } })),
+  ];
 }
 
 /** Recounts a bloc's counters from its records, inside the caller's transaction (which it locks the bloc in). */
@@ -40,19 +70,29 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
   const bloc = await tx.findBloc(blocId);
   if (!bloc) return;
   const layout = layoutOf(bloc);
+  const threshold = countingThreshold();
+  const segmentCache = new Map<string, Segment>();
 
-  const records = new Map<string, { segment: Segment; period: string; n: number }>();
-  await eachRecord(tx, blocId, EVERYONE, (record) => {
-    for (const segment of segmentsOf({ ...record, blocId }, layout)) {
-      for (const period of periodsOfHour(hourOf(record.createdAt))) {
-        const id = scopeId(segment.key, period);
-        const entry = records.get(id);
-        if (entry) entry.n += 1; else records.set(id, { segment, period, n: 1 });
-      }
+  // Records per segment and hour, then per scope of every tier.
+  const perHour = new Map<string, { segment: Segment; hour: string; n: number }>();
+  await eachRow(tx, blocId, segmentColumns(layout), (row) => {
+    const hour = hourOf(row.c!);
+    for (const segment of rowSegments(row, layout, segmentCache)) {
+      const id = `${segment.key}\u0000${hour}`;
+      const entry = perHour.get(id);
+      if (entry) entry.n += 1; else perHour.set(id, { segment, hour, n: 1 });
     }
   });
+  const records = new Map<string, { segment: Segment; period: string; n: number }>();
+  for (const { segment, hour, n } of perHour.values()) {
+    for (const period of periodsOfHour(hour)) {
+      const id = scopeId(segment.key, period);
+      const entry = records.get(id);
+      if (entry) entry.n += n; else records.set(id, { segment, period, n });
+    }
+  }
+  perHour.clear();
   // Hours are kept only within days that count their values (settle.ts).
-  const threshold = countingThreshold();
   const changes = [...records.values()].filter((c) => tierOf(c.period) !== "h" ||
     (records.get(scopeId(c.segment.key, `d:${c.period.slice(2, 12)}`))?.n ?? 0) > threshold);
   const scopes: Scope[] = [];
@@ -63,16 +103,17 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
   const all = counted.get(scopeId(EVERYONE.key, ALL_TIME));
   if (!all) return;
 
+  // The values two or more records hold, numbered per field; everyone's all-time counts are these.
   const writes: ValueCountChange[] = [];
-  const repeated = new Map<string, Set<string>>();
-  for (const slug of layout.slugs) {
-    const values = new Set<string>();
-    repeated.set(slug, values);
+  const numbers = layout.slugs.map(() => new Map<string, number>());
+  const texts = layout.slugs.map((): string[] => []);
+  for (const [s, slug] of layout.slugs.entries()) {
     let after: string | null = null;
     for (;;) {
       const page = await tx.valuesHeldTwice(blocId, slug, after, PAGE);
       for (const [value, n] of page) {
-        values.add(value);
+        numbers[s]!.set(value, texts[s]!.length);
+        texts[s]!.push(value);
         writes.push({ scope: all.id, slug, value, n });
       }
       if (writes.length >= WRITE_BATCH) await write(tx, writes);
@@ -82,54 +123,57 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
   }
   await write(tx, writes);
 
-  const segments = new Map<string, Segment>();
-  for (const { segment, period } of records.values()) {
-    if (counted.has(scopeId(segment.key, period))) segments.set(segment.key, segment);
-  }
-  for (const segment of segments.values()) {
-    // Per tier, the period being counted and its counts (slug NUL value → n; slug alone: records holding any value).
-    const open = new Map<string, { scope: Scope; counts: Map<string, number> }>();
-    const close = (tier: string): void => {
-      const current = open.get(tier);
-      if (!current) return;
-      for (const [key, n] of current.counts) {
-        const cut = key.indexOf("\u0000");
-        // Per field alone: the records holding a value, kept as those holding none.
-        if (cut < 0) { if (n < current.scope.n) writes.push({ scope: current.scope.id, slug: key, value: "", n: current.scope.n - n }); }
-        else writes.push({ scope: current.scope.id, slug: key.slice(0, cut), value: key.slice(cut + 1), n });
+  // Per open scope: counts of (field, value number) as field × FIELD_STRIDE + number, and records holding a value per field.
+  const FIELD_STRIDE = 2 ** 32;
+  interface Open { readonly scope: Scope; readonly counts: Map<number, number>; readonly filled: Int32Array; readonly values: boolean }
+  /** Per segment and tier: the period being read and, when its scope counts values, its counts. */
+  const open = new Map<Segment, ({ period: string; counting: Open | undefined } | undefined)[]>();
+  const close = (counting: Open | undefined): void => {
+    if (!counting) return;
+    const { scope } = counting;
+    if (counting.values) {
+      for (const [code, n] of counting.counts) {
+        const s = Math.floor(code / FIELD_STRIDE);
+        writes.push({ scope: scope.id, slug: layout.slugs[s]!, value: texts[s]![code % FIELD_STRIDE]!, n });
       }
-      for (const slug of layout.slugs) {
-        if (!current.counts.has(slug)) writes.push({ scope: current.scope.id, slug, value: "", n: current.scope.n });
-      }
-      open.delete(tier);
-    };
-    await eachRecord(tx, blocId, segment, (record) => {
-      const periods = periodsOfHour(hourOf(record.createdAt));
-      periods.forEach((period, i) => {
-        const tier = TIERS[i]!;
-        if (open.get(tier)?.scope.period !== period) {
-          close(tier);
-          const scope = counted.get(scopeId(segment.key, period));
-          if (scope) open.set(tier, { scope, counts: new Map() });
-        }
-        const current = open.get(tier);
-        if (!current) return;
-        // Everyone's all-time values were counted from the value index above: only what any value holds is counted here.
-        const valuesToo = !(segment.key === EVERYONE.key && period === ALL_TIME);
-        for (const slug of layout.slugs) {
-          const value = Object.hasOwn(record.values, slug) ? record.values[slug]! : "";
-          if (value === "") continue;
-          current.counts.set(slug, (current.counts.get(slug) ?? 0) + 1);
-          if (valuesToo && repeated.get(slug)!.has(value)) {
-            const key = `${slug}\u0000${value}`;
-            current.counts.set(key, (current.counts.get(key) ?? 0) + 1);
-          }
-        }
-      });
+    }
+    layout.slugs.forEach((slug, s) => {
+      if (counting.filled[s]! < scope.n) writes.push({ scope: scope.id, slug, value: "", n: scope.n - counting.filled[s]! });
     });
-    for (const tier of TIERS) close(tier);
-    if (writes.length >= WRITE_BATCH) await write(tx, writes);
-  }
+  };
+  const columns: RowColumn[] = [...segmentColumns(layout), ...layout.slugs.map((slug, s): RowColumn => ({ key: `v${s}`, source: { field: slug } }))];
+  await eachRow(tx, blocId, columns, (row) => {
+    const periods = periodsOfHour(hourOf(row.c!));
+    const codes: number[] = [];
+    const filled: number[] = [];
+    for (let s = 0; s < layout.slugs.length; s += 1) {
+      const value = row[`v${s}`] ?? "";
+      if (value === "") continue;
+      filled.push(s);
+      const number = numbers[s]!.get(value);
+      if (number !== undefined) codes.push(s * FIELD_STRIDE + number);
+    }
+    for (const segment of rowSegments(row, layout, segmentCache)) {
+      let tiers = open.get(segment);
+      if (!tiers) open.set(segment, tiers = TIERS.map(() => undefined));
+      for (let i = 0; i < periods.length; i += 1) {
+        const period = periods[i]!;
+        let current = tiers[i];
+        if (current?.period !== period) {
+          close(current?.counting);
+          const scope = counted.get(scopeId(segment.key, period));
+          // Everyone's all-time values came from the value index above: only what holds no value is counted here.
+          current = { period, counting: scope && { scope, counts: new Map(), filled: new Int32Array(layout.slugs.length), values: !(segment.key === EVERYONE.key && period === ALL_TIME) } };
+          tiers[i] = current;
+        }
+        const counting = current.counting;
+        if (!counting) continue;
+        for (const s of filled) counting.filled[s]! += 1;
+        if (counting.values) for (const code of codes) counting.counts.set(code, (counting.counts.get(code) ?? 0) + 1);
+      }
+    }
+  }, async () => { if (writes.length >= WRITE_BATCH) await write(tx, writes); });
+  for (const tiers of open.values()) for (const current of tiers) close(current?.counting);
   await write(tx, writes);
   await tx.markCounted([...counted.values()].map((s) => s.id));
 }

@@ -6,6 +6,13 @@ import type { Session } from "./session.js";
 
 /* Bulk loads: records streamed in with COPY … FROM STDIN inside one transaction. */
 
+/** Below this many records in the whole table, a load rebuilds the table's secondary indexes once loaded. */
+const REBUILD_INDEXES_BELOW = 50_000;
+
+function quoteName(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 const COLUMNS = "bloc_id, created_at, user_id, submitted_status, job_id, data";
 
 /** A lone surrogate becomes U+FFFD, as a text parameter carries it (record-writes.ts): JSON would escape it, and jsonb refuses the escape. */
@@ -67,8 +74,22 @@ export async function copyRecords(conn: Pg, table: string, batches: AsyncIterabl
 export async function bulkImport(session: Session, blocId: string, batches: AsyncIterable<readonly NewRecord[]>,
   count: () => Promise<void>): Promise<BulkImported> {
   const [{ id: before }] = await session.db.run<{ id: number }>("SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id") as [{ id: number }];
+  // A small table's secondary indexes are dropped and built again once loaded (one sort each). Dropping
+  // one locks the table against every reader until the load commits: only worth it, and only done, then.
+  const [{ small }] = await session.db.run<{ small: boolean }>(
+    "SELECT count(*) < $1::bigint AS small FROM (SELECT 1 FROM records LIMIT $1::bigint) r", [REBUILD_INDEXES_BELOW]) as [{ small: boolean }];
+  const indexes = small ? await session.db.run<{ name: string; definition: string }>(`
+    SELECT i.indexname AS name, i.indexdef AS definition FROM pg_indexes i JOIN pg_class c ON c.relname = i.indexname
+    JOIN pg_index x ON x.indexrelid = c.oid WHERE i.schemaname = current_schema() AND i.tablename = 'records' AND NOT x.indisprimary`) : [];
+  for (const index of indexes) await session.db.run(`DROP INDEX ${quoteName(index.name)}`);
   const loaded = await copyRecords(session.connection, "records", batches);
+  if (indexes.length > 0) {
+    await session.db.run("SET LOCAL maintenance_work_mem = '256MB'");
+    for (const index of indexes) await session.db.run(index.definition);
+  }
   await count();
+  // The counters of a small instance were just written, in no order: built again, their indexes are about half the size.
+  if (indexes.length > 0) await session.db.run("REINDEX TABLE value_counts; REINDEX TABLE counter_scopes", [], { prepare: false });
   if (loaded === 0) return { count: 0, lastId: 0 };
   // Every record of the bloc written after the lock was taken is one of these.
   const [last] = await session.db.run<{ id: number }>(

@@ -1,5 +1,5 @@
 import { LOCK, type Pg } from "./driver.js";
-import { valueIndexesMigration } from "./field-indexes.js";
+import { valueIndexesMigration, valueStatisticsMigration } from "./field-indexes.js";
 
 /**
  * The PostgreSQL schema: the SQLite engine's tables and columns (store/tables.ts names
@@ -406,6 +406,7 @@ const MIGRATIONS: readonly string[] = [
     ON value_counts (scope_id, slug, left(value, ${COUNTER_HEAD}), bloc_key_tail(value, ${COUNTER_HEAD}));
   -- The values a scope ranks first, read off in order: only counts of two and more.
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, left(value, ${COUNTER_HEAD})) WHERE n >= 2;
+  ${valueStatisticsMigration()}
   `,
 ];
 

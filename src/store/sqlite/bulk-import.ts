@@ -26,13 +26,26 @@ export function insertRecordRows(sql: Statements, table: string, records: readon
   for (; i < records.length; i += 1) one.run(...paramsOf(records[i]!));
 }
 
+/**
+ * Below this many records in the whole table, a bulk load drops the table's secondary
+ * indexes and builds them again once loaded (one sort each, instead of an entry per row
+ * at a random place); above it, rebuilding every record's entries would cost more.
+ */
+const REBUILD_INDEXES_BELOW = 50_000;
+
 /** Loads every batch into `records`; call inside a write transaction (which, in SQLite, holds off every other writer). */
 export async function bulkImport(sql: Statements, batches: AsyncIterable<readonly NewRecord[]>): Promise<BulkImported> {
+  const small = sql.get("SELECT 1 FROM records LIMIT 1 OFFSET ?").get(REBUILD_INDEXES_BELOW) === undefined;
+  // Readers of other connections keep their snapshot, indexes included, until this commits.
+  const indexes = small ? sql.get("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records' AND sql IS NOT NULL")
+    .all() as { name: string; sql: string }[] : [];
+  for (const index of indexes) sql.db.exec(`DROP INDEX "${index.name.replace(/"/g, '""')}"`);
   let count = 0;
   for await (const batch of batches) {
     insertRecordRows(sql, "records", batch);
     count += batch.length;
   }
+  for (const index of indexes) sql.db.exec(index.sql);
   const lastId = count === 0 ? 0 : (sql.get("SELECT MAX(id) AS id FROM records").get() as { id: number }).id;
   return { count, lastId };
 }
