@@ -31,6 +31,16 @@ export function countingThreshold(): number {
   return countedAbove;
 }
 
+/**
+ * Records above which a scope of this period counts its values: the threshold, and a
+ * quarter of it for an hour — a shift is eight hours, and each hour that does not count its
+ * values is counted from its records when read, so that a shift would otherwise read up to
+ * eight times the threshold. (Hours exist only within days above the threshold.)
+ */
+export function countsValuesAbove(period: string): number {
+  return period.startsWith("h:") ? Math.max(1, Math.floor(countedAbove / 4)) : countedAbove;
+}
+
 /** Set once at start-up from the configuration (open-context.ts). */
 export function setCountingThreshold(records: number): void {
   countedAbove = records;

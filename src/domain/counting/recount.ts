@@ -1,7 +1,7 @@
 import type { RecordCursor } from "../model.js";
 import type { RowColumn, Store, Tx } from "../../store/store.js";
 import {
-  ALL_TIME, EVERYONE, TIERS, countingThreshold, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
+  ALL_TIME, EVERYONE, TIERS, countingThreshold, countsValuesAbove, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
 import type { Scope, ValueCountChange } from "./ports.js";
@@ -99,7 +99,7 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
   for (let i = 0; i < changes.length; i += WRITE_BATCH) {
     scopes.push(...await tx.changeScopes(blocId, changes.slice(i, i + WRITE_BATCH).map((c) => ({ segment: c.segment.key, period: c.period, n: c.n }))));
   }
-  const counted = new Map(scopes.filter((s) => s.n > threshold).map((s) => [scopeId(s.segment, s.period), s]));
+  const counted = new Map(scopes.filter((s) => s.n > countsValuesAbove(s.period)).map((s) => [scopeId(s.segment, s.period), s]));
   const all = counted.get(scopeId(EVERYONE.key, ALL_TIME));
   if (!all) return;
 

@@ -2,14 +2,14 @@ import type { StoredRecord } from "../model.js";
 import type { Tx } from "../../store/store.js";
 import { CounterDeltas, type ScopeChange, type ValueEntry } from "./deltas.js";
 import {
-  ALL_TIME, countingThreshold, EVERYONE, hourKey, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  ALL_TIME, countsValuesAbove, EVERYONE, hourKey, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
 import type { Scope, ScopeKey, ValueCountChange } from "./ports.js";
 
 /*
  * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every
- * scope counts its records. A scope holding more than countingThreshold() records also counts
+ * scope counts its records. A scope holding more than BLOC_COUNTED_ABOVE records (a quarter of it for an hour: keys.ts) also counts
  * its values — but only values that two or more records of the bloc hold: a value one
  * record alone holds (a serial number, an order reference) has no counter anywhere, and
  * readers find it among the records (answers.ts) — and, under "", the records that hold
@@ -95,7 +95,7 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
   for (const e of entries) for (const hour of e.hours.keys()) touched.set(`${e.segment.key}\u0000${hour}`, { segment: e.segment, hour });
   await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...[...touched.values()].flatMap((t) => keysOf([t.segment], t.hour))]);
   const all = scopes.get(EVERYONE.key, ALL_TIME);
-  const crossing = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countingThreshold());
+  const crossing = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countsValuesAbove(s.period));
   // No scope of the bloc counted values before: every scope is within everyone's all-time one.
   if (!all?.counted) {
     await countScopes(tx, blocId, layout, crossing, changes);
@@ -187,7 +187,7 @@ async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: rea
     if (tierOf(scope.period) === "d") {
       // From now on the day keeps its hours: made here from its records.
       const made = await tx.changeScopes(blocId, [...hours].map(([hour, n]) => ({ segment: scope.segment, period: hourKey(hour), n })));
-      ordered.push(...made.filter((s) => !s.counted && s.n > countingThreshold()));
+      ordered.push(...made.filter((s) => !s.counted && s.n > countsValuesAbove(s.period)));
     }
     const writes: ValueCountChange[] = [];
     const everyoneAllTime = scope.segment === "" && scope.period === ALL_TIME;
