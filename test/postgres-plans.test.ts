@@ -1,13 +1,12 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import postgres from "postgres";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
 import { createBloc } from "../src/domain/blocs.js";
 import { ALL_TIME, EVERYONE } from "../src/domain/counting/keys.js";
 import type { Context } from "../src/domain/context.js";
 import type { NewRecord } from "../src/store/store.js";
 import * as counters from "../src/store/postgres/counters.js";
-import type { Db, Param } from "../src/store/postgres/driver.js";
+import { connect, type Db, type Param, type Pg } from "../src/store/postgres/driver.js";
 import { listRecords, listRows } from "../src/store/postgres/record-reads.js";
 import { startServer, type TestServer } from "./support/server.js";
 import { testEngine } from "./support/database.js";
@@ -25,7 +24,7 @@ const skip = testEngine() === "postgres" ? false : "runs with BLOC_TEST_ENGINE=p
 const RECORDS = 60_000;
 
 let server: TestServer;
-let sql: postgres.Sql;
+let sql: Pg;
 let blocId: string;
 
 /** A Db on the test's connection that keeps what it runs (the engine's own statements, with their parameters). */
@@ -82,13 +81,19 @@ before(async () => {
     }
   };
   await bulkImportRecords(ctx.store, blocId, records());
-  sql = postgres(server.databaseUrl, { max: 1, onnotice: () => {} });
+  // A connection as the service makes them, with its settings.
+  sql = connect(server.databaseUrl, 1);
 });
 
 after(async () => {
   if (skip) return;
   await sql.end();
   await server.close();
+});
+
+test("the service's connections start no parallel workers", { skip }, async () => {
+  const [row] = await sql.unsafe("SHOW max_parallel_workers_per_gather");
+  assert.equal((row as unknown as { max_parallel_workers_per_gather: string }).max_parallel_workers_per_gather, "0");
 });
 
 test("page 1 of a freshly bulk-loaded bloc is read from indexes, with the sizes the load analyzed", { skip }, async () => {
@@ -106,6 +111,9 @@ test("page 1 of a freshly bulk-loaded bloc is read from indexes, with the sizes 
   await counters.repeatedValues(caught.db, [all.id], "field_3", 1001);
   await counters.scopes(caught.db, blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
   await counters.periodCounts(caught.db, blocId, [EVERYONE.key], "d:2026-01-01", "d:2026-12-31");
+  // A report filtered by one serial number (no field is marked indexed): found through the field's value index.
+  await listRows(caught.db, { blocId, match: [{ key: "field_1", values: ["SN-4321"] }] }, { order: "oldest", limit: 1000, offset: 0 },
+    [{ key: "0", source: { field: "field_2" } }]);
   // A page reads its records off the time index in order, and the values off the top-counts index: no sort of the bloc.
   const statements = caught.sent.filter((s) => !/FROM generation|pg_advisory/.test(s.text));
   assert.ok(statements.length >= 5, "the engine's statements were caught");
@@ -120,5 +128,7 @@ test("page 1 of a freshly bulk-loaded bloc is read from indexes, with the sizes 
     // no step of its plans handles more than a few thousand rows of a bloc of 60,000.
     const busy = plan.filter((n) => rows(n) > 5000);
     assert.deepEqual(busy.map((n) => `${n["Node Type"]} ${n["Relation Name"] ?? ""} ${rows(n)}`), [], `no step reads the bloc: ${statement.text}`);
+    // Parallel workers cost tens of milliseconds to start, whatever the plan then reads.
+    assert.deepEqual(plan.filter((n) => /Gather/.test(n["Node Type"])).map((n) => n["Node Type"]), [], `no parallel workers: ${statement.text}`);
   }
 });

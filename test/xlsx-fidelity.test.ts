@@ -14,7 +14,7 @@ import { XlsxWorkbook } from "../src/domain/xlsx-workbook.js";
 
 /*
  * An .xlsx report read back by two readers nobody here wrote, openpyxl and LibreOffice:
- * every value must come back as the user stored it (docs/performance.md, "Reports",
+ * every value must come back as the user stored it (docs/reports.md
  * lists the characters no spreadsheet can carry, and what LibreOffice does to CR LF).
  */
 

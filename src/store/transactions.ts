@@ -32,7 +32,8 @@ const NOTHING_PENDING = new CounterDeltas();
  * Units of work on top of an engine's transactions, the same for every engine. A unit
  * with a group (a bloc ID) is group-committed: units of one group that arrive while
  * the group's previous transaction is running share the next one, each in a savepoint
- * of its own, and their counter changes are merged and written once before the commit.
+ * of its own, and their counter changes are merged and settled once before the commit
+ * (domain/counting/settle.ts).
  * Many answers then cost one sync to disk and one write per counter row. No answer is
  * given before the transaction holding it has committed and is on disk (`durable`); the
  * group's next transaction may run while that one is being made durable.
@@ -49,7 +50,7 @@ export class Transactions<S> {
       return this.engine.transaction(async (session) => {
         const counters = new CounterDeltas();
         const result = await work(this.engine.unit(session, counters, NOTHING_PENDING));
-        if (!counters.empty) await settleCounters(this.engine.unit(session, NOTHING_PENDING, NOTHING_PENDING), counters);
+        if (!counters.empty) await settleCounters(this.engine.unit(session, new CounterDeltas(), NOTHING_PENDING), counters);
         return result;
       }).then(async (result) => {
         await this.engine.durable?.();
@@ -89,7 +90,7 @@ export class Transactions<S> {
             outcomes.push({ error });
           }
         }
-        if (!pending.empty) await settleCounters(this.engine.unit(session, NOTHING_PENDING, NOTHING_PENDING), pending);
+        if (!pending.empty) await settleCounters(this.engine.unit(session, new CounterDeltas(), NOTHING_PENDING), pending);
       });
     } catch (error) {
       failure = { error };

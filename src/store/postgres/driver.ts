@@ -27,7 +27,11 @@ export function connect(url: string, max: number, settings: Readonly<Record<stri
     types: TYPES,
     // CREATE INDEX IF NOT EXISTS and friends announce what they skipped: nothing to act on.
     onnotice: () => undefined,
-    connection: { application_name: "bloc-data", ...settings },
+    // No parallel workers: every statement of the service reads a page, a few counters or an
+    // index's handful of entries, and launching workers costs tens of milliseconds — which the
+    // planner pays whenever it overestimates a lookup (a search by a value sent as a list
+    // parameter: estimated 49,000 rows, found 1, 48 ms instead of 0.07 at 1,000,000 records).
+    connection: { application_name: "bloc-data", max_parallel_workers_per_gather: "0", ...settings },
     transform: { undefined: null },
   });
 }
