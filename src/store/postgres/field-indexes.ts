@@ -64,18 +64,28 @@ export async function ensureFieldIndex(db: Db, blocId: string, field: { readonly
   await db.run(statisticsSql(field.slug));
 }
 
+/**
+ * A PL/pgSQL statement running `statement` for every slug any bloc has: the statement is
+ * made for a marker slug and turned into a format() template, so that an upgrade's step
+ * runs the very text run-time code does. `prefix` is what the object's name starts with
+ * before the slug's md5.
+ */
+function forEverySlug(statement: (slug: string) => string, name: (slug: string) => string, prefix: string): string {
+  const marker = "\u0001slug\u0001";
+  const template = statement(marker).replace(name(marker), "%I").split(literal(marker)).join("%L");
+  return `FOR slug IN SELECT DISTINCT f.slug FROM fields f ORDER BY 1 LOOP
+      EXECUTE format(${literal(template)}, '${prefix}' || md5(slug), ${Array(template.split("%L").length - 1).fill("slug").join(", ")});
+    END LOOP;`;
+}
+
 /** SQL (a DO block) creating the statistics of every slug's value that has none: an upgrade's step. */
 export function valueStatisticsMigration(): string {
-  const marker = "\u0001slug\u0001";
-  const template = statisticsSql(marker).replace(statisticsName(marker), "%I").split(literal(marker)).join("%L");
   return `
   DO $$
   DECLARE
     slug text;
   BEGIN
-    FOR slug IN SELECT DISTINCT f.slug FROM fields f ORDER BY 1 LOOP
-      EXECUTE format(${literal(template)}, 'records_value_stats_' || md5(slug), ${Array(template.split("%L").length - 1).fill("slug").join(", ")});
-    END LOOP;
+    ${forEverySlug(statisticsSql, statisticsName, "records_value_stats_")}
   END $$;`;
 }
 
@@ -85,8 +95,6 @@ export function valueStatisticsMigration(): string {
  * from createSql itself, so that the indexes it builds are the ones queries are written for.
  */
 export function valueIndexesMigration(): string {
-  const marker = "\u0001slug\u0001";
-  const template = createSql(marker).replace(indexName(marker), "%I").split(literal(marker)).join("%L");
   return `
   DO $$
   DECLARE
@@ -98,8 +106,6 @@ export function valueIndexesMigration(): string {
     LOOP
       EXECUTE format('DROP INDEX %I', old);
     END LOOP;
-    FOR slug IN SELECT DISTINCT f.slug FROM fields f ORDER BY 1 LOOP
-      EXECUTE format(${literal(template)}, 'records_by_value_' || md5(slug), ${Array(template.split("%L").length - 1).fill("slug").join(", ")});
-    END LOOP;
+    ${forEverySlug(createSql, indexName, "records_by_value_")}
   END $$;`;
 }
