@@ -103,6 +103,8 @@ export async function copyStore(source: Store, target: Store, batch: number, pro
     }
     progress.tableDone(table, copied[table], Date.now() - started);
   }
+  // The planner's statistics of what was loaded, before a service answers from it.
+  await target.refreshStatistics();
   const [from, to] = await Promise.all([source.tableSizes(), target.tableSizes()]);
   const differ = TABLES.filter((t) => from[t] !== to[t] || copied[t] !== to[t]);
   if (differ.length > 0) {

@@ -185,6 +185,8 @@ export async function updateField(ctx: Context, blocId: string, slug: string, ch
     // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
     if (field.applyProfileFilter !== current.applyProfileFilter) await rebuildCounters(tx, blocId);
   }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }));
+  // A recount rewrote the bloc's counters: the planner's statistics follow.
+  if (field.applyProfileFilter !== current.applyProfileFilter) await ctx.store.refreshStatistics();
   return field;
 }
 
