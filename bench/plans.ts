@@ -35,8 +35,11 @@ async function explain(label: string, send: (db: Db) => Promise<unknown>): Promi
   const nodes: PlanNode[] = [];
   const walk = (node: PlanNode): void => { nodes.push(node); (node.Plans ?? []).forEach(walk); };
   walk(result.Plan);
+  const index = (n: PlanNode): string => (n["Index Name"] ? ` using ${n["Index Name"].replace(/_[0-9a-f]{32}$/, "_<slug>")}` : "");
+  // A bitmap heap scan names its table; the bitmap index scans under it name the indexes.
+  const bitmaps = (n: PlanNode): string => (n.Plans ?? []).filter((c) => c["Node Type"] === "Bitmap Index Scan").map(index).join(",");
   const reads = nodes.filter((n) => n["Relation Name"]).map((n) =>
-    `${n["Node Type"]}${n["Index Name"] ? ` using ${n["Index Name"].replace(/_[0-9a-f]{32}$/, "_<slug>")}` : ""} on ${n["Relation Name"]} ` +
+    `${n["Node Type"]}${index(n)}${bitmaps(n)} on ${n["Relation Name"]} ` +
     `(${(n["Actual Rows"] * n["Actual Loops"]).toLocaleString("en")} rows)`);
   const buffers = result.Plan["Shared Hit Blocks"] + result.Plan["Shared Read Blocks"];
   process.stdout.write(`| ${label} | ${reads.join("; ")} | ${buffers} | ${result["Execution Time"].toFixed(2)} ms |\n`);
