@@ -69,6 +69,8 @@ export interface Config {
   readonly webhookRetryMs: number;
   /** How long an event is retried before it is given up on. */
   readonly webhookRetryForMs: number;
+  /** Whether a failed delivery's log quotes the receiver's answer (else only its status and size). */
+  readonly webhookQuoteReplies: boolean;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -241,6 +243,7 @@ export function readConfig(env: Env = process.env): Config {
     webhookTimeoutMs: atLeastOne(env, "BLOC_WEBHOOK_TIMEOUT_MS", 10_000),
     webhookRetryMs: atLeastOne(env, "BLOC_WEBHOOK_RETRY_MS", 1_000),
     webhookRetryForMs: atLeastOne(env, "BLOC_WEBHOOK_RETRY_FOR_MS", 24 * 60 * 60 * 1000),
+    webhookQuoteReplies: flag(env, "BLOC_WEBHOOK_QUOTE_REPLIES"),
   });
 }
 

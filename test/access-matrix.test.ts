@@ -2,6 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import ExcelJS from "exceljs";
 import { addBloc, startServer, type TestServer } from "./support/server.js";
+import { expiredTokenThroughApi } from "./support/expired-token.js";
 import { importRecords } from "../src/domain/record-writes.js";
 
 /**
@@ -131,7 +132,8 @@ before(async () => {
   const scopedUser = await user("scoped", { token: { permissions: ["read"], blocs: [blocs.main] } });
   await admin("PUT", `/api/admin/blocs/${blocs.main}/access/${scopedUser.id}`, all);
   const elsewhere = await admin("POST", `/api/admin/users/${scopedUser.id}/tokens`, { blocs: [blocs.open] });
-  const expiredUser = await user("expired", { token: { expiresAt: "2020-01-01 00:00:00" } });
+  const expiredUser = await user("expired");
+  const expiredToken = (await expiredTokenThroughApi(server.url, server.adminToken, expiredUser.id)).token;
   await admin("PUT", `/api/admin/blocs/${blocs.main}/access/${expiredUser.id}`, all);
   const revokedUser = await user("revoked");
   await admin("PUT", `/api/admin/blocs/${blocs.main}/access/${revokedUser.id}`, all);
@@ -150,7 +152,7 @@ before(async () => {
   identities.push(
     { name: "no token", token: undefined, ...unauthenticated },
     { name: "unknown token", token: "bds_not-a-token-anyone-issued-000000000000000", ...unauthenticated },
-    { name: "expired token", token: expiredUser.token, ...unauthenticated },
+    { name: "expired token", token: expiredToken, ...unauthenticated },
     { name: "revoked token", token: revokedUser.token, ...unauthenticated },
     { name: "member without access", token: stranger.token, bloc: blocs.main, ...denied },
     { name: "read-only", token: reader.token, bloc: blocs.main, ...denied, read: true, visible: everything },

@@ -25,7 +25,7 @@ test("defaults are the documented ones", () => {
       requestTimeoutMs: 30_000, uploadTimeoutMs: 600_000, headersTimeoutMs: 10_000, idleTimeoutMs: 72_000,
       corsOrigins: [], metricsToken: undefined,
       eventsPollMs: 250, eventsKeepHours: 72, eventStreamsMax: 1000, webhookDelivery: true,
-      webhookTimeoutMs: 10_000, webhookRetryMs: 1_000, webhookRetryForMs: 24 * 60 * 60 * 1000,
+      webhookTimeoutMs: 10_000, webhookRetryMs: 1_000, webhookRetryForMs: 24 * 60 * 60 * 1000, webhookQuoteReplies: false,
     },
   );
   assert.ok(Object.isFrozen(config));
@@ -44,6 +44,7 @@ const BAD: readonly [string, string][] = [
   ["BLOC_COUNTED_ABOVE", "0"],
   ["BLOC_EVENTS_POLL_MS", "0"],
   ["BLOC_WEBHOOK_DELIVERY", "no"],
+  ["BLOC_WEBHOOK_QUOTE_REPLIES", "yes"],
   ["BLOC_WEBHOOK_TIMEOUT_MS", "10s"],
   ["WORKERS", "0"],
   ["WORKERS", "65"],

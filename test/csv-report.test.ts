@@ -3,11 +3,12 @@ import assert from "node:assert/strict";
 import { runPython } from "./support/python.js";
 import { addBloc, addRecord, addMember, startServer, type TestServer } from "./support/server.js";
 import { csvCell } from "../src/domain/csv-text.js";
+import { guardCsvCell, unguardCsvCell } from "../src/client/csv.js";
 
 /*
  * get-data-report with responseType "csv": RFC 4180 read back by Python's csv module,
  * which nobody here wrote; every value must come back as stored once the formula guard
- * (one leading apostrophe, src/domain/csv-text.ts) is removed.
+ * (an apostrophe before each risky piece of a cell, src/domain/csv-text.ts) is removed.
  */
 
 let server: TestServer;
@@ -20,6 +21,9 @@ const TRICKY: readonly string[] = [
   "=1+1", "+A1", "-2", "@SUM(A1:A2)", "=HYPERLINK(\"http://example.invalid\",\"x\")", "\t=1+1", "\r=1",
   "'already quoted", "''two", "'=x", "mid = sign", "007", "0.1000", "unicode é ü ß 中文 😀👩‍👩‍👧 🇫🇷",
   "\u2028separator\u2029", "\u0001 control", "\uFEFFbom inside", "x".repeat(40_000),
+  // Formulas a spreadsheet splitting on ; or tab (or breaking lines inside quotes) would find.
+  "a;=1+1", "a\t=1+1", "x,@SUM(A1:A2)", "a;+1", "a; -1", "a;\t=1", "a\t\t=1", "a;'b", "a,'=b", "1-2", "a;b\tc",
+  "line\n=1+1", "\r\n-1", "=1;=2;'3",
 ];
 
 /** Parses CSV bytes with Python's csv module (BOM removed by utf-8-sig, newline="" keeps CR and LF as stored). */
@@ -32,9 +36,12 @@ function pythonRows(bytes: Buffer): string[][] {
   return JSON.parse(runPython(script, bytes)) as string[][];
 }
 
-function unguard(cell: string): string {
-  return cell.startsWith("'") ? cell.slice(1) : cell;
+/** The pieces a spreadsheet may make of CSV text, splitting on any separator it might guess, quotes or not. */
+function pieces(text: string): string[] {
+  return text.split(/[,;\t\r\n]/);
 }
+
+const FORMULA = /^[=+\-@]/;
 
 test("a CSV report round-trips every tricky value through Python's csv module", async () => {
   const blocId = await addBloc(server, "Parts, \"main\" / 2026", ["Value", "Name, with comma", "=Formula header"]);
@@ -61,15 +68,17 @@ test("a CSV report round-trips every tricky value through Python's csv module", 
   for (const [i, value] of TRICKY.entries()) {
     const row = rows[i + 1]!;
     assert.equal(row.length, 7);
-    assert.equal(unguard(row[2]!), value, `value ${i}: ${JSON.stringify(value).slice(0, 80)}`);
+    assert.equal(unguardCsvCell(row[2]!), value, `value ${i}: ${JSON.stringify(value).slice(0, 80)}`);
     assert.equal(row[3], String(i));
     assert.equal(row[4], "");
     assert.match(row[0]!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     assert.equal(row[6], row[0]!.slice(0, 10));
   }
-  // The guard: a spreadsheet sees text, never a formula.
+  // The guard: a spreadsheet sees text, never a formula, whatever separator it splits on.
   const guarded = rows.slice(1).map((r) => r[2]!);
   for (const cell of guarded) assert.doesNotMatch(cell, /^[=+\-@\t\r]/);
+  const formulas = pieces(reply.text.slice(1)).filter((piece) => FORMULA.test(piece));
+  assert.deepEqual(formulas, [], "pieces of the file a spreadsheet splitting on , ; tab or a line break would run");
 });
 
 test("a CSV report with chosen fields, a filter and newest first holds what the JSON report holds", async () => {
@@ -102,6 +111,21 @@ test("an empty CSV report is the header alone; refusals keep the endpoint's JSON
   const wrong = await server.call("GET", "/api/get-data-report", { json: { stationID: blocId, fieldsToReport: "all", responseType: "tsv" } });
   assert.equal(wrong.status, 400);
   assert.match(wrong.json.error, /responseType must be "blob" \(for \.xlsx\), "csv" or "json"/);
+});
+
+test("every piece of a cell that could start a formula is guarded, by the service and the client alike, and the guard comes off exactly", () => {
+  assert.equal(csvCell("a;=1+1"), "a;'=1+1");
+  assert.equal(csvCell("a\t=1+1"), "a\t'=1+1");
+  assert.equal(csvCell("x,@SUM(A1)"), "\"x,'@SUM(A1)\"");
+  assert.equal(csvCell("=1;=2;'3"), "'=1;'=2;''3");
+  assert.equal(csvCell("1-2"), "1-2");
+  assert.equal(csvCell("a; -1"), "a; -1");
+  for (const value of TRICKY) {
+    const guarded = guardCsvCell(value);
+    assert.equal(csvCell(value).replace(/^"|"$/g, "").replace(/""/g, "\""), guarded, `service and client guard ${JSON.stringify(value)} alike`);
+    assert.equal(unguardCsvCell(guarded), value, `${JSON.stringify(value)} comes back`);
+    for (const piece of pieces(guarded)) assert.doesNotMatch(piece, FORMULA, `${JSON.stringify(value)} guarded as ${JSON.stringify(guarded)}`);
+  }
 });
 
 test("csvCell quotes only what needs quotes and guards formula starts", () => {

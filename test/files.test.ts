@@ -13,6 +13,7 @@ import { call } from "./support/http.js";
 import { freshWorkspace, startProcess, type Running, type Workspace } from "./support/process.js";
 import { keysOf, storedRecords } from "./support/fixtures.js";
 import { curlUpload, postMultipart, type FilePart } from "./support/upload.js";
+import { dispositionName, safeName } from "../src/client/requests.js";
 
 /**
  * File uploads (issue 4, acceptance 2): multipart add-data, content-addressed storage,
@@ -155,6 +156,23 @@ describe("files: upload and download", () => {
     const disposition = String(file.headers["content-disposition"]);
     assert.ok(disposition.includes(`filename*=UTF-8''${encodeURIComponent("résumé – v2.pdf")}`), disposition);
     assert.match(disposition, /filename="[\x20-\x7e]+"/);
+  });
+
+  test("controls and format characters (a bidirectional override) in a file's name are replaced: stored, downloaded and saved by the client", async () => {
+    const cases: [string, string][] = [
+      ["evil\u202Egpj.exe", "evil_gpj.exe"],
+      ["a\u2066b\u2069\u200Bc\u00ADd\uFEFF.txt", "a_b__c_d_.txt"],
+      ["bell\u0007\u0085tab\u0009.pdf", "bell__tab_.pdf"],
+      ["résumé – v2 👩‍👩‍👧.pdf", "résumé – v2 👩_👩_👧.pdf"],
+    ];
+    for (const [sent, shown] of cases) {
+      const { ref } = await uploaded(crypto.randomBytes(100), uploader.token, sent);
+      assert.equal((await server.ctx.store.findFile(ref))?.name, shown, `${JSON.stringify(sent)} as stored`);
+      const disposition = String((await download(ref)).headers["content-disposition"]);
+      assert.equal(dispositionName(disposition), shown, disposition);
+      assert.doesNotMatch(disposition, /%E2%80%AE|%E2%81%A6|%E2%80%8B|%C2%85/, "no hidden character, encoded or not");
+      assert.equal(safeName(sent), shown, `${JSON.stringify(sent)} saved by the client`);
+    }
   });
 
   test("a file with no usable type is served as application/octet-stream", async () => {

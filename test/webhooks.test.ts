@@ -1,4 +1,5 @@
 import { after, before, test } from "node:test";
+import http from "node:http";
 import assert from "node:assert/strict";
 import { configChanged, recordAdded } from "../src/domain/events.js";
 import { Receiver, signedWith, type Received } from "./support/receiver.js";
@@ -137,7 +138,8 @@ test("a receiver that fails three times, then answers, receives every event in t
     ["failed", 500, 1], ["failed", 500, 2], ["failed", 500, 3], ["delivered", 200, 4],
     ["delivered", 200, 1], ["delivered", 200, 1], ["delivered", 200, 1],
   ]);
-  assert.equal(oldestFirst[0]!.error, "HTTP 500: not now");
+  // The receiver's status and the size of its answer ("not now"), never the answer itself.
+  assert.equal(oldestFirst[0]!.error, "HTTP 500, 7 bytes");
   const metrics = (await server.call("GET", "/metrics")).text;
   const attempts = (outcome: string): number => Number(new RegExp(`^bloc_webhook_attempts_total\\{outcome="${outcome}"\\} (\\d+)$`, "m").exec(metrics)?.[1] ?? 0);
   assert.ok(attempts("failed") >= 3 && attempts("delivered") >= 4, `attempts in /metrics: ${metrics.split("\n").filter((l) => l.startsWith("bloc_webhook")).join("; ")}`);
@@ -308,5 +310,61 @@ test("an event failing for longer than BLOC_WEBHOOK_RETRY_FOR_MS is given up on,
     assert.ok(outcomes.slice(0, -2).every((o) => o === "failed"));
   } finally {
     await quick.close();
+  }
+});
+
+test("credentials in a webhook's URL are used for delivery but shown nowhere: not in its answer, listing or log", async () => {
+  const r = await receiver();
+  const port = new URL(r.url).port;
+  const reply = await server.call("POST", "/api/admin/webhooks", {
+    json: { url: `http://hook-user:hook-pa55@127.0.0.1:${port}/in?x=1`, blocs: [blocId], secret: SECRET },
+  });
+  assert.equal(reply.status, 201, reply.text);
+  assert.equal(reply.json.url, `http://***@127.0.0.1:${port}/in?x=1`);
+  await addRecord(server, blocId, { field_1: "with credentials" }, writer.token);
+  await r.until(() => r.acknowledged.length === 1, "the event, delivered");
+  assert.equal(r.acknowledged[0]!.headers.authorization, `Basic ${Buffer.from("hook-user:hook-pa55").toString("base64")}`, "delivery uses them");
+  const listed = await server.call("GET", "/api/admin/webhooks");
+  assert.equal(listed.json.webhooks.find((w: { id: string }) => w.id === reply.json.id).url, `http://***@127.0.0.1:${port}/in?x=1`);
+  const log = await logOf(reply.json.id as string, 1);
+  for (const text of [reply.text, listed.text, JSON.stringify(log)]) {
+    assert.equal(text.includes("hook-pa55") || text.includes("hook-user"), false, text.slice(0, 300));
+  }
+});
+
+test("with BLOC_WEBHOOK_QUOTE_REPLIES=1 a failed attempt's log quotes the receiver's answer; without, a redirect's location is not told either", async () => {
+  const quoting = await startServer({ BLOC_WEBHOOK_RETRY_MS: "50", BLOC_EVENTS_POLL_MS: "50", BLOC_WEBHOOK_QUOTE_REPLIES: "1" });
+  try {
+    const bloc = await quoting.call("POST", "/api/admin/blocs", { json: { name: "Quoted", fields: [{ name: "Part" }] } });
+    const r = await receiver();
+    r.answer = (n) => (n === 1 ? 500 : 200);
+    const hook = await quoting.call("POST", "/api/admin/webhooks", { json: { url: r.url, blocs: [bloc.json.id], secret: SECRET } });
+    assert.equal(hook.status, 201, hook.text);
+    await addRecord(quoting, bloc.json.id as string, { field_1: "quoted" });
+    await r.until(() => r.acknowledged.length === 1, "acknowledged on the second attempt");
+    let log: { outcome: string; error: string | null }[] = [];
+    for (let waited = 0; log.length < 2 && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      log = (await quoting.call("GET", `/api/admin/webhooks/${hook.json.id}/deliveries`)).json.deliveries;
+    }
+    assert.deepEqual([...log].reverse().map((d) => [d.outcome, d.error]), [["failed", "HTTP 500: not now"], ["delivered", null]]);
+  } finally {
+    await quoting.close();
+  }
+
+  // An internal address that redirects: by default the log says a redirect came, not where to or what it said.
+  const secretive = http.createServer((_request, response) => {
+    response.writeHead(302, { location: "http://10.0.0.1/internal-secret-path" }).end("internal answer text");
+  });
+  await new Promise<void>((resolve) => secretive.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (secretive.address() as { port: number }).port;
+    const hook = await webhook(`http://127.0.0.1:${port}/`);
+    await addRecord(server, blocId, { field_1: "to the redirect" }, writer.token);
+    const [first] = [...await logOf(hook, 1)].reverse();
+    assert.equal(first!.error, "HTTP 302 (redirects are not followed), 20 bytes");
+    assert.equal((await server.call("DELETE", `/api/admin/webhooks/${hook}`)).status, 204);
+  } finally {
+    await new Promise((resolve) => secretive.close(resolve));
   }
 });

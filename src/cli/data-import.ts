@@ -16,7 +16,7 @@ export interface ImportOptions {
   readonly rejectsFile?: string | undefined;
   /** Ignore header columns that name no field (instead of refusing the file). */
   readonly skipUnknown: boolean;
-  /** Remove the formula guard of a CSV report (one leading `'`) from every cell. */
+  /** Remove the formula guard of a CSV report (client/csv.ts unguardCsvCell) from every cell. */
   readonly unguard: boolean;
 }
 

@@ -68,8 +68,12 @@ export function dispositionName(header: string | null | undefined): string | und
   return /filename\s*=\s*"([^"]*)"/i.exec(header)?.[1] ?? /filename\s*=\s*([^;\s]+)/i.exec(header)?.[1];
 }
 
-/** A name that is safe as the last part of a path on any system. */
+/**
+ * A name that is safe as the last part of a path on any system, and shows what it is:
+ * controls and format characters (Unicode Cf, such as the bidirectional override that
+ * makes `evil\u202Egpj.exe` show as `evilexe.jpg`) are replaced like reserved ones.
+ */
 export function safeName(name: string, fallback = "report"): string {
-  const cleaned = name.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]/g, "_").replace(/^\.+/, "_");
+  const cleaned = name.replace(/[\p{Cc}\p{Cf}/\\:*?"<>|]/gu, "_").replace(/^\.+/, "_");
   return cleaned === "" ? fallback : cleaned;
 }

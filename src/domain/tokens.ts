@@ -24,6 +24,11 @@ export function hashSecret(secret: string): string {
   return crypto.createHash("sha256").update(secret, "utf8").digest("hex");
 }
 
+/** Whether the clock has read `stamp`, as an instant: text comparison would revive a token for the hour the clocks go back. */
+export function hasPassed(ctx: ConfigContext, stamp: Timestamp): boolean {
+  return ctx.now.reaches(stamp) <= ctx.now.instant();
+}
+
 export interface IssuedToken {
   readonly id: string;
   readonly token: string;
@@ -61,11 +66,15 @@ export async function issueToken(
   const user = await ctx.store.findUser(userId);
   if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
   const scope = await checkScope(ctx, options.scope ?? UNSCOPED);
+  const expiresAt = options.expiresAt ?? null;
+  if (expiresAt !== null && hasPassed(ctx, expiresAt)) {
+    throw new InvalidInputError(`expiresAt ${expiresAt} is not in the future: it is ${ctx.now()} now (BLOC_TIMEZONE)`);
+  }
   const secret = options.secret ?? generateSecret();
   const id = crypto.randomUUID();
   await ctx.store.createToken({
     id, userId: user.id, name: options.name ?? null, hash: hashSecret(secret),
-    expiresAt: options.expiresAt ?? null, createdAt: ctx.now(), scope,
+    expiresAt, createdAt: ctx.now(), scope,
   });
   return { id, token: secret };
 }
@@ -87,7 +96,7 @@ export async function authenticate(ctx: Context, secret: string | undefined): Pr
   const matches = found !== undefined &&
     crypto.timingSafeEqual(Buffer.from(found.hash, "hex"), Buffer.from(hash, "hex"));
   if (!found || !matches || found.token.revokedAt !== null ||
-    (found.token.expiresAt !== null && found.token.expiresAt <= ctx.now())) {
+    (found.token.expiresAt !== null && hasPassed(ctx, found.token.expiresAt))) {
     throw new UnauthenticatedError("The access token is invalid, expired or revoked");
   }
   noteTokenUse(ctx, found.token.id);

@@ -57,7 +57,7 @@ export function retryDelay(failures: number, firstMs: number): number {
   return Math.min(firstMs * 2 ** Math.min(failures - 1, 40), MAX_RETRY_DELAY_MS);
 }
 
-/** A webhook as the admin API shows it: everything but its secret. */
+/** A webhook as the admin API and the CLI show it: everything but its secret and the credentials in its URL. */
 export interface WebhookInfo {
   readonly id: string;
   readonly url: string;
@@ -66,8 +66,20 @@ export interface WebhookInfo {
   readonly createdAt: string;
 }
 
+/**
+ * The URL with any user name and password in it shown as `***`: deliveries use them, but
+ * no listing, answer or log shows them.
+ */
+export function withoutCredentials(href: string): string {
+  const url = new URL(href);
+  if (url.username === "" && url.password === "") return href;
+  url.username = "***";
+  url.password = "";
+  return url.href;
+}
+
 function info(webhook: Webhook): WebhookInfo {
-  return { id: webhook.id, url: webhook.url, blocs: webhook.blocs, events: webhook.events, createdAt: webhook.createdAt };
+  return { id: webhook.id, url: withoutCredentials(webhook.url), blocs: webhook.blocs, events: webhook.events, createdAt: webhook.createdAt };
 }
 
 export interface WebhookInput {

@@ -9,7 +9,7 @@ import { EventFeed } from "./feed.js";
 import { makeSender } from "./sender.js";
 
 export type EventOptions = Pick<Config, "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "webhookDelivery" |
-  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs">;
+  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs" | "webhookQuoteReplies">;
 
 /**
  * What a server process runs for events beside its requests: webhook delivery (unless
@@ -28,7 +28,7 @@ export class EventRuntime {
 
   constructor(private readonly ctx: Context, private readonly options: EventOptions) {
     this.feed = new EventFeed(ctx, options.eventsPollMs, this.load);
-    this.send = makeSender(options.webhookTimeoutMs);
+    this.send = makeSender(options.webhookTimeoutMs, options.webhookQuoteReplies);
     if (options.webhookDelivery) {
       this.dispatcher = new WebhookDispatcher(ctx, this.send, {
         pollMs: options.eventsPollMs, timeoutMs: options.webhookTimeoutMs, retryMs: options.webhookRetryMs,

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import fastifyStatic from "@fastify/static";
+import { setPageHeaders } from "./page-headers.js";
 
 /** Where the web console is served. */
 export const CONSOLE_PREFIX = "/console";
@@ -31,12 +32,7 @@ const HASHED_ASSET = /\/assets\/[^/]+-[A-Za-z0-9_-]{8,}\.(?:js|css|svg|png|woff2
  */
 export async function installConsole(app: FastifyInstance, root = CONSOLE_ROOT): Promise<void> {
   await app.register(async (scope) => {
-    scope.addHook("onSend", async (_request, reply) => {
-      void reply.header("content-security-policy", CONSOLE_CSP)
-        .header("x-content-type-options", "nosniff")
-        .header("referrer-policy", "no-referrer")
-        .header("x-frame-options", "DENY");
-    });
+    scope.addHook("onSend", async (_request, reply) => setPageHeaders(reply, CONSOLE_CSP));
     if (!fs.existsSync(`${root}index.html`)) {
       scope.get(CONSOLE_PREFIX, { schema: { hide: true } }, async (_request, reply) => reply.code(503).type("text/plain; charset=utf-8")
         .send("The console is not built: run `npm run build` (npm ci does it), then restart the service.\n"));

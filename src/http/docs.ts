@@ -1,9 +1,20 @@
 import type { FastifyInstance } from "fastify";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
+import { setPageHeaders } from "./page-headers.js";
 
 /** Where the interactive reference is served; its assets come from the package, never a CDN. */
 export const DOCS_PREFIX = "/docs";
+
+/**
+ * The reference page runs Swagger UI's files from this origin and asks only this origin
+ * (the document, "Try it out"); no inline script. Styles may be inline: Swagger UI's
+ * components set them, and a style runs nothing.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "font-src 'self' data:",
+  "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+].join("; ");
 
 /**
  * The OpenAPI 3.1 document, generated from the routes' schemas, at /api/openapi.json,
@@ -32,11 +43,15 @@ export async function installDocs(app: FastifyInstance): Promise<void> {
       security: [{ bearer: [] }],
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PREFIX,
-    // No online validator badge: the page asks nothing of any other host.
-    validatorUrl: false,
-    uiConfig: { deepLinking: true, docExpansion: "list" },
+  // In a scope of their own, so that the page's headers go with /docs and its files only.
+  await app.register(async (scope) => {
+    scope.addHook("onSend", async (_request, reply) => setPageHeaders(reply, DOCS_CSP));
+    await scope.register(swaggerUi, {
+      routePrefix: DOCS_PREFIX,
+      // No online validator badge: the page asks nothing of any other host.
+      validatorUrl: false,
+      uiConfig: { deepLinking: true, docExpansion: "list" },
+    });
   });
   app.get("/api/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 }

@@ -4,6 +4,7 @@ import "@fastify/multipart";
 import {
   InvalidInputError, MalformedBodyError, PayloadTooLargeError, RequestTimeoutError, ServiceError,
 } from "../domain/errors.js";
+import { visibleFileName } from "../domain/file-names.js";
 import type { Context } from "../domain/context.js";
 import type { Principal } from "../domain/access.js";
 import { checkUpload, type UploadedFile } from "../domain/records.js";
@@ -124,7 +125,7 @@ export async function withMultipart<T>(
       const hold = await ctx.store.holdContent(content.sha256, ctx.now());
       files.push({
         slug: part.fieldname, sha256: content.sha256, size: content.size, hold,
-        name: part.filename || part.fieldname,
+        name: visibleFileName(part.filename || part.fieldname),
         type: MIME.test(part.mimetype) ? part.mimetype : "application/octet-stream",
       });
       await ctx.blobs.place(content);

@@ -8,7 +8,7 @@ export type AppOptions = Pick<Config,
   "debug" | "logLevel" | "maxFileBytes" | "maxBodyBytes" | "maxResultLimit" | "maxReportPage" | "maxParts" |
   "requestTimeoutMs" | "uploadTimeoutMs" | "headersTimeoutMs" | "idleTimeoutMs" | "rateLimit" |
   "corsOrigins" | "metricsToken" | "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "webhookDelivery" |
-  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs">;
+  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs" | "webhookQuoteReplies">;
 
 /** Past our own deadlines (body.ts, multipart.ts), Node's: a backstop for whatever they do not cover. */
 const NODE_TIMEOUT_MARGIN_MS = 5_000;

@@ -1,4 +1,5 @@
 import { call, type Reply } from "../support/http.js";
+import { expiredTokenThroughApi } from "../support/expired-token.js";
 
 /**
  * What the fuzz runs against: a realistic instance made through the admin API and
@@ -131,7 +132,7 @@ export async function seedWorld(url: string, admin: string): Promise<World> {
   const adminScoped = await token(adminId, { permissions: ["read"] });
   const revoked = await token(readerId, { name: "to revoke" });
   await expect(adm("DELETE", `/api/admin/tokens/${revoked.id}`), 204, "revoke");
-  const expired = await token(readerId, { expiresAt: "2000-01-01 00:00:00" });
+  const expired = await expiredTokenThroughApi(url, admin, readerId);
 
   // Records: the admin's across both sites, the writer's in Dublin; grade A held by several.
   const takenSerials: string[] = [];

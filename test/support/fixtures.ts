@@ -1,6 +1,7 @@
 import type { StoredRecord } from "../../src/domain/model.js";
 import { importRecords } from "../../src/domain/record-writes.js";
 import type { TestServer } from "./server.js";
+import { expiredTokenThroughApi } from "./expired-token.js";
 
 /** A record inserted straight through the real store, with a chosen `created_at`. */
 export async function insertAt(
@@ -33,9 +34,9 @@ export async function revokedToken(server: TestServer, userId: string): Promise<
   return issued.token;
 }
 
-/** A token that expired long ago. */
+/** A token that has expired (support/expired-token.ts: the API refuses a past expiresAt). */
 export async function expiredToken(server: TestServer, userId: string): Promise<string> {
-  return (await issueToken(server, userId, { expiresAt: "2000-01-01 00:00:00" })).token;
+  return (await expiredTokenThroughApi(server.url, server.adminToken, userId)).token;
 }
 
 /** The keys of an object, sorted, for exact-shape assertions. */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Type, type Static } from "@sinclair/typebox";
 import type { Context } from "../../domain/context.js";
 import { fileForReader } from "../../domain/files.js";
+import { visibleFileName } from "../../domain/file-names.js";
 import { currentPrincipal } from "../auth.js";
 import { errorResponses } from "../error-schemas.js";
 
@@ -21,11 +22,13 @@ export function filesRoute(app: FastifyInstance, ctx: Context): void {
   }, async (request, reply) => {
     const file = await fileForReader(ctx, currentPrincipal(request), request.params.ref);
     const content = await ctx.blobs.open(file.sha256);
+    // Names stored before uploads were cleaned are cleaned here too.
+    const name = visibleFileName(file.name);
     // Always a download and never sniffed: an uploaded page must not run in the service's origin.
     return reply
       .type(file.type)
       .header("content-length", String(file.size))
-      .header("content-disposition", `attachment; filename="${file.name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+      .header("content-disposition", `attachment; filename="${name.replace(/[^\x20-\x7e]|["\\]/g, "_")}"; filename*=UTF-8''${encodeURIComponent(name)}`)
       .header("x-content-type-options", "nosniff")
       .send(content);
   });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "@sinclair/typebox";
 import { InvalidInputError, MissingParameterError } from "../../domain/errors.js";
+import { visibleFileName } from "../../domain/file-names.js";
 import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { buildReport, type ReportInput } from "../../domain/report.js";
@@ -57,15 +58,15 @@ function valueFilter(filtering: Params): Record<string, readonly unknown[]> {
 }
 
 /**
- * Characters no file name should hold: controls (C0, C1), path and shell-reserved
- * characters, bidirectional overrides (which disguise an extension), lone surrogates and
- * noncharacters. Both forms of the name are cut from the one cleaned name.
+ * Characters no file name should hold besides those visibleFileName replaces (controls and
+ * format characters): path and shell-reserved characters, lone surrogates and noncharacters.
+ * Both forms of the name are cut from the one cleaned name.
  */
-const UNSAFE_IN_NAME = /[\u0000-\u001F\u007F-\u009F/\\:*?"<>|\u200E\u200F\u202A-\u202E\u2066-\u2069\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const UNSAFE_IN_NAME = /[/\\:*?"<>|\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form, both cleaned the same way. */
 export function contentDisposition(blocName: string, stamp: string, extension = "xlsx"): string {
-  const name = `${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.${extension}`.replace(UNSAFE_IN_NAME, "_");
+  const name = visibleFileName(`${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.${extension}`).replace(UNSAFE_IN_NAME, "_");
   const ascii = name.replace(/[^A-Za-z0-9 ._-]/g, "_");
   // encodeURIComponent leaves ' ( ) unescaped, which RFC 5987's attr-char does not allow.
   const encoded = encodeURIComponent(name).replace(/['()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
