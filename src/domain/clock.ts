@@ -58,7 +58,20 @@ export function makeClock(timeZone: string, source: () => Date = () => new Date(
     return text;
   };
 
+  // Every request compares its token's expiry; a zone's rules do not change while the
+  // process runs, so each stamp's instant is worked out once (a bounded memo).
+  const reached = new Map<Timestamp, number>();
   const reaches = (stamp: Timestamp): number => {
+    let instant = reached.get(stamp);
+    if (instant === undefined) {
+      if (reached.size >= 10_000) reached.clear();
+      instant = firstReading(stamp);
+      reached.set(stamp, instant);
+    }
+    return instant;
+  };
+
+  const firstReading = (stamp: Timestamp): number => {
     const local = asUtc(partsOf(stamp));
     // No zone changes its offset twice within two days: the offsets a day either side are the candidates.
     const candidates = [...new Set([offsetAt(local - DAY_MS), offsetAt(local + DAY_MS)])].map((offset) => local - offset);
