@@ -3,6 +3,7 @@ import net from "node:net";
 import type { Config } from "./config.js";
 import { serveClusterMetrics } from "./metrics/cluster-metrics.js";
 import { openContext, warnOfWeakDurability } from "./open-context.js";
+import { listenFailure } from "./start-up-errors.js";
 
 /**
  * WORKERS=N: N server processes on one port (node:cluster). The primary serves no
@@ -42,12 +43,15 @@ function log(message: string): void {
   process.stderr.write(`bloc-data-service: ${message}\n`);
 }
 
-/** A port free on `host` now: PORT=0 asks for one. */
-function freePort(host: string): Promise<number> {
+/**
+ * The port the workers are to listen on, tried here first: PORT=0 asks for a free one, and
+ * a port in use is said once, by the primary, rather than by every worker.
+ */
+function probePort(host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, host, () => {
+    probe.once("error", (error) => reject(listenFailure(error, { host, port })));
+    probe.listen(port, host, () => {
       const { port } = probe.address() as net.AddressInfo;
       probe.close(() => resolve(port));
     });
@@ -86,7 +90,7 @@ export async function runPrimary(config: Config): Promise<void> {
 
   // Every worker, replacements included, gets the same port. For PORT=0 the primary picks
   // it: workers listening on 0 would share one only while at least one of them is alive.
-  const port = config.port === 0 ? await freePort(config.host) : config.port;
+  const port = await probePort(config.host, config.port);
   const fork = (): void => { cluster.fork({ PORT: String(port) }); };
 
   cluster.on("message", (worker, message: unknown) => {

@@ -5,6 +5,7 @@ import { ServiceError } from "./domain/errors.js";
 import { buildApp } from "./http/app.js";
 import { openContext, warnOfWeakDurability } from "./open-context.js";
 import { stopGracefully } from "./shutdown.js";
+import { listenFailure } from "./start-up-errors.js";
 
 async function main(): Promise<void> {
   const config = readConfig();
@@ -13,7 +14,8 @@ async function main(): Promise<void> {
   // A cluster's primary has said it once for all its workers.
   if (cluster.isPrimary) await warnOfWeakDurability(ctx.store);
   const app = await buildApp(ctx, config);
-  announceListening(await app.listen({ port: config.port, host: config.host }));
+  const address = await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => { throw listenFailure(error, config); });
+  announceListening(address);
   let stopping: Promise<void> | undefined;
   // SIGTERM (and SIGINT) drain: see shutdown.ts. A second signal changes nothing.
   const stop = (): Promise<void> => stopping ??= stopGracefully(app, ctx.store, config.shutdownTimeoutMs)

@@ -8,6 +8,7 @@ import { recountMissing } from "./domain/counting/recount.js";
 import { setCountingThreshold } from "./domain/counting/keys.js";
 import { telemetry } from "./metrics/registry.js";
 import { timedStore } from "./metrics/timed-store.js";
+import { filesDirFailure } from "./start-up-errors.js";
 import { FileBlobs } from "./store/file-blobs.js";
 import { openStore } from "./store/open-store.js";
 
@@ -16,7 +17,7 @@ export async function openContext(config: Config): Promise<Context> {
   setCountingThreshold(config.countedAbove);
   const ctx: Context = {
     store: timedStore(await openStore(config)),
-    blobs: new FileBlobs(config.filesDir),
+    blobs: openBlobs(config.filesDir),
     now: makeClock(config.timezone),
     idStyle: config.idStyle,
     fieldCountsLimit: config.fieldCountsLimit,
@@ -30,6 +31,14 @@ export async function openContext(config: Config): Promise<Context> {
   // Blocs an upgrade left without counters are counted before anything is answered from them.
   if (await recountMissing(ctx.store) > 0) await ctx.store.refreshStatistics();
   return ctx;
+}
+
+function openBlobs(dir: string): FileBlobs {
+  try {
+    return new FileBlobs(dir);
+  } catch (error) {
+    throw filesDirFailure(error, dir);
+  }
 }
 
 /**

@@ -13,7 +13,8 @@ export interface StopOutcome {
  * connections are closed, a request arriving on a busy one is answered 503 with
  * `Connection: close` (Fastify's return503OnClosing), and every request already in
  * progress — an upload still sending its body, a report still streaming — runs to its
- * end. Only after `timeoutMs` are the connections still open cut. The store is closed
+ * end, and its connection closes with it (http/draining.ts), so the stop ends with the last
+ * request. Only after `timeoutMs` are the connections still open cut. The store is closed
  * last, once no request can use it, so that nothing a request wrote is left half done.
  */
 export async function stopGracefully(app: FastifyInstance, store: Store, timeoutMs: number): Promise<StopOutcome> {

@@ -88,7 +88,7 @@ test("the README's examples run as written, in order, on a fresh store", {
       // A server an example starts in the background must not outlive the examples.
       "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
       `npx() { if [ "$1" = bloc-data ]; then shift; node ${JSON.stringify(CLI_ENTRY)} "$@"; else command npx "$@"; fi; }`,
-      // exec: a server started with `npm start &` is then the background job itself, so `kill $!` stops it.
+      // exec, as the start script does: a server started with `npm start &` is then the background job itself, so `kill $!` stops it.
       `npm() { if [ "$1" = start ]; then exec node ${JSON.stringify(SERVER_ENTRY)}; else command npm "$@"; fi; }`,
       ...blocks.map((block) => [
         // On a line of its own: an answer printed by curl ends without a line feed.

@@ -9,6 +9,7 @@ import { closeUnread } from "./close.js";
 import { installConsole } from "./console.js";
 import { installCors } from "./cors.js";
 import { installDocs } from "./docs.js";
+import { installDraining } from "./draining.js";
 import { hasBoundary } from "./content-type.js";
 import { installErrorHandler } from "./error-handler.js";
 import { installMetrics } from "./metrics.js";
@@ -36,6 +37,7 @@ export type { AppOptions };
 export async function buildApp(ctx: Context, options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify(serverOptions(options));
   app.decorateRequest("principal", null);
+  installDraining(app);
   installBodyParser(app, options);
   installErrorHandler(app, options);
   await app.register(multipart, {

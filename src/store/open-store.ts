@@ -2,6 +2,7 @@ import { isPostgresUrl, sqlitePath, type Config } from "../config.js";
 import type { Store } from "./store.js";
 import { SqliteStore } from "./sqlite/sqlite-store.js";
 import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from "./sqlite/schema.js";
+import { unopenable } from "./sqlite/unopenable.js";
 import { PostgresStore } from "./postgres/postgres-store.js";
 
 /**
@@ -10,9 +11,17 @@ import { PostgresStore } from "./postgres/postgres-store.js";
  */
 export async function openStore(config: Config): Promise<Store> {
   const url = config.databaseUrl;
-  if (url.startsWith("sqlite:")) return new SqliteStore(sqlitePath(url));
+  if (url.startsWith("sqlite:")) return openSqlite(sqlitePath(url));
   if (isPostgresUrl(url)) return PostgresStore.open(url, config.pgPool);
   throw new Error(`No store engine for DATABASE_URL "${url}"`);
+}
+
+function openSqlite(file: string): Store {
+  try {
+    return new SqliteStore(file);
+  } catch (error) {
+    throw unopenable(error, file) ?? error;
+  }
 }
 
 /** The schema version an opened store is at (opening migrates). */

@@ -16,6 +16,8 @@ export interface CallOptions {
   /** Sent as is. */
   readonly body?: string | Buffer;
   readonly headers?: Record<string, string>;
+  /** Node's global agent (keep-alive since Node 19) unless told. */
+  readonly agent?: http.Agent;
 }
 
 /**
@@ -32,7 +34,7 @@ export function call(base: string, method: string, path: string, options: CallOp
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (payload !== undefined) headers["content-length"] = String(Buffer.byteLength(payload));
   return new Promise((resolve, reject) => {
-    const request = http.request(new URL(path, base), { method, headers }, (response) => {
+    const request = http.request(new URL(path, base), { method, headers, agent: options.agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {

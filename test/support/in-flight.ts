@@ -4,7 +4,8 @@ import net from "node:net";
 /**
  * Requests held in flight on purpose, to see what a server does with them while it
  * stops: a report whose answer the client does not read yet, and an upload whose body
- * the client has not finished sending.
+ * the client has not finished sending. Each on a connection of its own unless given a
+ * (keep-alive) agent.
  */
 
 export interface Finished {
@@ -26,11 +27,11 @@ export interface HeldReport {
  * Asks for a report (a GET with a JSON body) and stops reading once its headers are
  * in: the server is then in the middle of streaming it, held back by the client.
  */
-export function holdReport(base: string, token: string, json: unknown): Promise<HeldReport> {
+export function holdReport(base: string, token: string, json: unknown, agent: http.Agent | false = false): Promise<HeldReport> {
   const payload = JSON.stringify(json);
   return new Promise((resolve, reject) => {
     const request = http.request(new URL("/api/get-data-report", base), {
-      method: "GET", agent: false,
+      method: "GET", agent,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
     }, (response) => {
       response.pause();
@@ -65,12 +66,12 @@ export interface HeldUpload {
  * server say when it has taken the request in (the request is then in progress there,
  * not waiting in a socket buffer); the first half follows, the second on `finish`.
  */
-export function holdUpload(base: string, token: string, json: unknown): Promise<HeldUpload> {
+export function holdUpload(base: string, token: string, json: unknown, agent: http.Agent | false = false): Promise<HeldUpload> {
   const payload = Buffer.from(JSON.stringify(json));
   const half = Math.floor(payload.length / 2);
   return new Promise((resolve, reject) => {
     const request = http.request(new URL("/api/add-data", base), {
-      method: "POST", agent: false,
+      method: "POST", agent,
       headers: {
         authorization: `Bearer ${token}`, "content-type": "application/json", "content-length": payload.length, expect: "100-continue",
       },
