@@ -61,19 +61,20 @@ async function user(name: string, options: { profile?: string[]; token?: Record<
 }
 
 async function seed(blocId: string, owners: readonly string[], count: number): Promise<void> {
-  for (let i = 0; i < count; i += 1) {
-    const record = {
-      blocId, owner: owners[i % owners.length]!, tag: `${blocId}-r${i}`,
-      site: SITES[(i * 7) % SITES.length]!, shift: SHIFTS[i % 3 === 0 ? 1 : 0]!,
-    };
+  const made = Array.from({ length: count }, (_, i) => ({
+    blocId, owner: owners[i % owners.length]!, tag: `${blocId}-r${i}`,
+    site: SITES[(i * 7) % SITES.length]!, shift: SHIFTS[i % 3 === 0 ? 1 : 0]!,
+  }));
+  // One transaction for the bloc: its counters settle once, as a group commit's would.
+  const ids = await server.ctx.store.transaction((tx) => importRecords(tx, made.map((record, i) => {
     const values: Record<string, string> = { field_1: record.tag, field_3: record.shift };
     if (record.site !== "") values.field_2 = record.site;
-    const [id] = await server.ctx.store.transaction((tx) => importRecords(tx, [{
+    return {
       blocId, createdAt: `2026-0${1 + (i % 9)}-1${i % 10} 0${i % 10}:00:${String(i % 60).padStart(2, "0")}`,
       userId: record.owner, submittedStatus: 1, jobId: null, values,
-    }]));
-    records.push({ ...record, id: id! });
-  }
+    };
+  })));
+  made.forEach((record, i) => records.push({ ...record, id: ids[i]! }));
 }
 
 function expectedCounts(visible: readonly Seeded[]): Record<string, Record<string, number>> {
