@@ -142,6 +142,36 @@ test("a reconnect with Last-Event-ID gets every event missed meanwhile, and none
   for (const s of [again, byQuery, forged]) s.close();
 });
 
+test("a reset's ID tells a reader nothing of hidden changes, and resuming from it loses nothing of theirs", async () => {
+  const galway = await addMember(server, { blocId, read: true });
+  await profile(galway.id, ["Galway"]);
+  // An ID this service never gave makes the stream start from now with a reset: a probe.
+  const probe = async (): Promise<string> => {
+    const stream = await open(galway.token, "MTIz");
+    await stream.until(() => stream.of("reset").length === 1, "a reset");
+    stream.close();
+    return stream.of("reset")[0]!.id!;
+  };
+  const first = await probe();
+  await addRecord(server, blocId, { field_1: "hidden 1", field_2: "Cork" });
+  await addRecord(server, blocId, { field_1: "hidden 2", field_2: "Dublin" });
+  assert.equal(await probe(), first, "records the reader may not see leave the reset's ID as it was");
+
+  // Resuming from it gets what the reader may see that came meanwhile, and no reset.
+  await addRecord(server, blocId, { field_1: "G1", field_2: "Galway" });
+  const resumed = await open(galway.token, first);
+  await resumed.until(() => parts(resumed).includes("G1"), "the Galway record added while away");
+  assert.deepEqual(parts(resumed), ["G1"]);
+  assert.equal(resumed.of("reset").length, 0);
+  resumed.close();
+
+  // Once they see something new, a reset's ID is that event's: it moves only for what they see.
+  await addRecord(server, blocId, { field_1: "hidden 3", field_2: "Cork" });
+  const later = await probe();
+  assert.notEqual(later, first);
+  assert.equal(later, resumed.of("record.added")[0]!.id);
+});
+
 test("access withdrawn or narrowed mid-stream applies from the next event on", async () => {
   const member = await addMember(server, { blocId, read: true });
   await profile(member.id, ["Dublin"]);

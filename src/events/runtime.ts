@@ -6,6 +6,7 @@ import { EventIds } from "../domain/stream-ids.js";
 import { LoopLoad } from "./busy.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 import { EventFeed } from "./feed.js";
+import { LastVisible } from "./last-visible.js";
 import { makeSender } from "./sender.js";
 
 export type EventOptions = Pick<Config, "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "webhookDelivery" |
@@ -19,6 +20,7 @@ export type EventOptions = Pick<Config, "eventsPollMs" | "eventsKeepHours" | "ev
  */
 export class EventRuntime {
   readonly feed: EventFeed;
+  readonly lastVisible: LastVisible;
   readonly send: Send;
   private readonly dispatcher: WebhookDispatcher | undefined;
   private readonly streams = new Set<AbortController>();
@@ -28,6 +30,7 @@ export class EventRuntime {
 
   constructor(private readonly ctx: Context, private readonly options: EventOptions) {
     this.feed = new EventFeed(ctx, options.eventsPollMs, this.load);
+    this.lastVisible = new LastVisible(ctx);
     this.send = makeSender(options.webhookTimeoutMs, options.webhookQuoteReplies);
     if (options.webhookDelivery) {
       this.dispatcher = new WebhookDispatcher(ctx, this.send, {

@@ -1,12 +1,14 @@
 import { requireAccess, type BlocAccess, type Principal } from "../domain/access.js";
 import type { Context } from "../domain/context.js";
-import { canSee, RECORD_EVENT_TYPES, type EventRecord, type RecordEventData } from "../domain/events.js";
+import { canSee, type EventRecord, type RecordEventData } from "../domain/events.js";
 import { ServiceError } from "../domain/errors.js";
 import { STATUS_KEY } from "../domain/model.js";
 import type { EventIds } from "../domain/stream-ids.js";
 import { authenticate } from "../domain/tokens.js";
 import type { StoredEvent } from "../store/store.js";
+import { dataOf, streamedTo } from "./event-data.js";
 import type { EventFeed } from "./feed.js";
+import type { LastVisible } from "./last-visible.js";
 
 /** Events read per step of a stream. */
 const BATCH = 100;
@@ -17,6 +19,8 @@ export interface StreamSession {
   readonly feed: EventFeed;
   /** Seals the IDs the stream gives its events (domain/stream-ids.ts). */
   readonly ids: EventIds;
+  /** What a `reset` carries as its ID: the reader's last visible event. */
+  readonly lastVisible: LastVisible;
   /** The bearer secret the stream was opened with: who it acts for is read again before each batch. */
   readonly secret: string;
   readonly blocId: string;
@@ -33,18 +37,6 @@ export interface StreamSession {
   refusal(error: ServiceError): string;
 }
 
-const parsed = new WeakMap<StoredEvent, RecordEventData>();
-
-/** A record event's data, parsed once however many streams show it (streams at one position share their reads). */
-function dataOf(event: StoredEvent): RecordEventData {
-  let data = parsed.get(event);
-  if (!data) {
-    data = JSON.parse(event.data) as RecordEventData;
-    parsed.set(event, data);
-  }
-  return data;
-}
-
 /** The record before an update: its values where the update changed them, put back. */
 function before(data: RecordEventData): EventRecord {
   const record: EventRecord = { ...data.record };
@@ -59,9 +51,8 @@ function before(data: RecordEventData): EventRecord {
  * the change, and the event's number in the bloc, are shown to admins only.
  */
 function shown(event: StoredEvent, access: BlocAccess, principal: Principal): string | undefined {
-  if (!RECORD_EVENT_TYPES.includes(event.type)) return undefined;
+  if (!streamedTo(event, access.visibility)) return undefined;
   const data = dataOf(event);
-  if (!canSee(access.visibility, data.record)) return undefined;
   const admin = principal.user.role === "admin";
   const body: Record<string, unknown> = { id: event.id, type: event.type, blocId: event.blocId, at: event.at };
   if (admin) { body.seq = event.seq; body.actor = data.actor; }
@@ -91,39 +82,52 @@ export async function runStream(s: StreamSession): Promise<void> {
     await s.write(text);
     wroteAt = Date.now();
   };
-  const reset = (seq: number): Promise<void> => write(frame(s.ids.seal(blocId, seq), "reset",
-    JSON.stringify({ reason: "Some events are no longer kept (or the Last-Event-ID is not this service's): the stream goes on from here" })));
+  /** Who the stream acts for and their access as they stand now; undefined (after telling the subscriber) once withdrawn. */
+  const reader = async (): Promise<{ principal: Principal; access: BlocAccess } | undefined> => {
+    try {
+      const principal = await authenticate(ctx, s.secret);
+      return { principal, access: await requireAccess(ctx, principal, blocId, "read") };
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      await write(`event: error\ndata: ${JSON.stringify({ error: s.refusal(error) })}\n\n`);
+      return undefined;
+    }
+  };
+  // The ID is the reader's last visible event up to `seq`, not `seq`: it moves only when they may see something new.
+  const reset = async (seq: number): Promise<boolean> => {
+    const now = await reader();
+    if (!now) return false;
+    const last = await s.lastVisible.upTo(blocId, now.access.visibility, seq);
+    await write(frame(s.ids.seal(blocId, last), "reset",
+      JSON.stringify({ reason: "Some events are no longer kept (or the Last-Event-ID is not this service's): the stream goes on from here" })));
+    return true;
+  };
   try {
     feed.saw(blocId, cursor);
     await write(`retry: 2000\nevent: ready\ndata: ${JSON.stringify({ blocId })}\n\n`);
-    if (s.lost) await reset(cursor);
+    if (s.lost && !(await reset(cursor))) return;
     while (!signal.aborted) {
       const batch = await feed.read(blocId, cursor, BATCH);
       if (batch.length === 0) {
         const known = feed.known(blocId);
         if (known > cursor) {
           // Numbers up to `known` exist: either not yet visible to a shared read begun earlier, or pruned.
-          if ((await ctx.store.eventsAfter(blocId, cursor, 1, 1)).length === 0) { cursor = known; await reset(cursor); }
+          if ((await ctx.store.eventsAfter(blocId, cursor, 1, 1)).length === 0) {
+            cursor = known;
+            if (!(await reset(cursor))) return;
+          }
           continue;
         }
         await feed.changed(blocId, cursor, signal, s.keepAliveMs);
         if (!signal.aborted && Date.now() - wroteAt >= s.keepAliveMs) await write(": keep-alive\n\n");
         continue;
       }
-      if (batch[0]!.seq > cursor + 1) await reset(batch[0]!.seq - 1);
-      let principal: Principal;
-      let access: BlocAccess;
-      try {
-        principal = await authenticate(ctx, s.secret);
-        access = await requireAccess(ctx, principal, blocId, "read");
-      } catch (error) {
-        if (!(error instanceof ServiceError)) throw error;
-        await write(`event: error\ndata: ${JSON.stringify({ error: s.refusal(error) })}\n\n`);
-        return;
-      }
+      if (batch[0]!.seq > cursor + 1 && !(await reset(batch[0]!.seq - 1))) return;
+      const now = await reader();
+      if (!now) return;
       let text = "";
       for (const event of batch) {
-        const data = shown(event, access, principal);
+        const data = shown(event, now.access, now.principal);
         if (data !== undefined) text += frame(s.ids.seal(blocId, event.seq), event.type, data);
         cursor = event.seq;
       }

@@ -57,7 +57,7 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
     reply.raw.on("close", () => stream.abort());
     stream.signal.addEventListener("abort", () => out.end());
     void runStream({
-      ctx, feed: runtime.feed, ids, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
+      ctx, feed: runtime.feed, lastVisible: runtime.lastVisible, ids, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
       lost: resumeFrom !== undefined && resumeFrom !== "" && resumed === undefined, keepAliveMs: KEEP_ALIVE_MS,
       write, signal: stream.signal, refusal: (error) => Object.values(errorReply("events", error).body)[0] ?? error.message,
     }).catch((error: unknown) => request.log.error({ err: error }, "event stream failed"))
