@@ -123,7 +123,8 @@ test("a reconnect with Last-Event-ID gets every event missed meanwhile, and none
   const again = await open(dublin.token, lastId);
   await again.until(() => again.of("record.updated").length === 1, "the missed update");
   assert.deepEqual(parts(again), ["M1", "M2", "M3"], "the missed adds, in order, and nothing before them");
-  assert.deepEqual(again.of("record.updated").map((e) => e.body.changes), [{ field_1: { from: "M3", to: "M4" } }]);
+  assert.deepEqual(again.of("record.updated").map((e) => [e.body.record.field_1, "changes" in e.body]), [["M4", false]],
+    "the update, without former values: a member may not read a record's history");
   await addRecord(server, blocId, { field_1: "live", field_2: "Dublin" });
   await again.until(() => parts(again).includes("live"), "a live event after the missed ones");
   assert.equal(again.of("reset").length, 0);
@@ -170,6 +171,55 @@ test("a reset's ID tells a reader nothing of hidden changes, and resuming from i
   const later = await probe();
   assert.notEqual(later, first);
   assert.equal(later, resumed.of("record.added")[0]!.id);
+});
+
+test("an event ID resumes only the reader it was given to, and former values go only to those who may read history", async () => {
+  const admin = await open(server.adminToken);
+  const id = await addRecord(server, blocId, { field_1: "H1", field_2: "Dublin" });
+  await admin.until(() => parts(admin).includes("H1"), "the admin's event of the add");
+  const adminsId = admin.lastEventId!;
+  const updated = await server.call("POST", "/api/update-records-by-matching-values", {
+    json: { blocId, fieldsToUpdate: { field_1: "H2" }, searchItems: { field_1: "H1" } },
+  });
+  assert.equal(updated.status, 200, updated.text);
+  await admin.until(() => parts(admin, "record.updated").includes("H2"), "the admin's event of the update");
+  assert.deepEqual(admin.of("record.updated").at(-1)!.body.changes, { field_1: { from: "H1", to: "H2" } });
+
+  // Granted read after the update: the record's history is refused them...
+  const late = await addMember(server, { blocId, read: true });
+  await profile(late.id, ["Dublin"]);
+  const history = await server.call("GET", `/api/admin/blocs/${blocId}/records/${id}/history`, { token: late.token });
+  assert.equal(history.status, 403);
+  // ...and the admin's ID does not open for them: the stream starts from now, without the old update.
+  const stolen = await open(late.token, adminsId);
+  await stolen.until(() => stolen.of("reset").length === 1, "a reset");
+  await addRecord(server, blocId, { field_1: "H3", field_2: "Dublin" });
+  await stolen.until(() => parts(stolen).includes("H3"), "an event after the reset");
+  assert.deepEqual(stolen.of("record.added", "record.updated").map((e) => e.body.record.field_1), ["H3"]);
+
+  // Their own IDs resume them; updates they see live come without former values.
+  const own = stolen.lastEventId!;
+  stolen.close();
+  await server.call("POST", "/api/update-records-by-matching-values", {
+    json: { blocId, fieldsToUpdate: { field_1: "H4" }, searchItems: { field_1: "H3" } },
+  });
+  const resumed = await open(late.token, own);
+  await resumed.until(() => resumed.of("record.updated").length === 1, "the update missed meanwhile");
+  assert.equal(resumed.of("reset").length, 0);
+  const [seen] = resumed.of("record.updated");
+  assert.equal(seen!.body.record.field_1, "H4");
+  assert.equal("changes" in seen!.body, false, "no former values for a reader refused the history");
+  assert.equal(resumed.events.map((e) => e.data).join("\n").includes("H3\""), false);
+  // A scoped admin token may not use the admin API either: the same for it.
+  const scoped = await server.call("POST", "/api/admin/users/1/tokens", { json: { blocs: [blocId] } });
+  assert.equal(scoped.status, 201, scoped.text);
+  const scopedStream = await open(scoped.json.token as string);
+  await server.call("POST", "/api/update-records-by-matching-values", {
+    json: { blocId, fieldsToUpdate: { field_1: "H5" }, searchItems: { field_1: "H4" } },
+  });
+  await scopedStream.until(() => scopedStream.of("record.updated").length === 1, "the scoped admin's update");
+  assert.equal("changes" in scopedStream.of("record.updated")[0]!.body, false);
+  for (const stream of [admin, resumed, scopedStream]) stream.close();
 });
 
 test("access withdrawn or narrowed mid-stream applies from the next event on", async () => {

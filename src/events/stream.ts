@@ -1,9 +1,7 @@
-import { requireAccess, type BlocAccess, type Principal } from "../domain/access.js";
+import { requireAccess, usesAdminApi, type BlocAccess, type Principal } from "../domain/access.js";
 import type { Context } from "../domain/context.js";
-import { canSee, type EventRecord, type RecordEventData } from "../domain/events.js";
 import { ServiceError } from "../domain/errors.js";
-import { STATUS_KEY } from "../domain/model.js";
-import type { EventIds } from "../domain/stream-ids.js";
+import type { ReaderIds } from "../domain/stream-ids.js";
 import { authenticate } from "../domain/tokens.js";
 import type { StoredEvent } from "../store/store.js";
 import { dataOf, streamedTo } from "./event-data.js";
@@ -17,8 +15,8 @@ const BATCH = 100;
 export interface StreamSession {
   readonly ctx: Context;
   readonly feed: EventFeed;
-  /** Seals the IDs the stream gives its events (domain/stream-ids.ts). */
-  readonly ids: EventIds;
+  /** Seals the IDs the stream gives its events, for its bloc and reader (domain/stream-ids.ts). */
+  readonly ids: ReaderIds;
   /** What a `reset` carries as its ID: the reader's last visible event. */
   readonly lastVisible: LastVisible;
   /** The bearer secret the stream was opened with: who it acts for is read again before each batch. */
@@ -37,27 +35,21 @@ export interface StreamSession {
   refusal(error: ServiceError): string;
 }
 
-/** The record before an update: its values where the update changed them, put back. */
-function before(data: RecordEventData): EventRecord {
-  const record: EventRecord = { ...data.record };
-  for (const [key, { from }] of Object.entries(data.changes ?? {})) record[key] = key === STATUS_KEY ? Number(from) : from;
-  return record;
-}
-
 /**
  * What a subscriber is shown of an event, or undefined for nothing: events of records
- * their access lets them see, as their rights stand now. A record an update brought into
- * their view comes without its changes (the values it had were hidden from them). Who made
- * the change, and the event's number in the bloc, are shown to admins only.
+ * their access lets them see, as their rights stand now. What only the admin API tells —
+ * a record's history (its former values, `changes`), who made a change (`actor`) and the
+ * event's number in the bloc (`seq`) — goes to those who may use it, on its terms: a
+ * reader refused the history of a record is not told its former values here either.
  */
 function shown(event: StoredEvent, access: BlocAccess, principal: Principal): string | undefined {
   if (!streamedTo(event, access.visibility)) return undefined;
   const data = dataOf(event);
-  const admin = principal.user.role === "admin";
+  const admin = usesAdminApi(principal);
   const body: Record<string, unknown> = { id: event.id, type: event.type, blocId: event.blocId, at: event.at };
   if (admin) { body.seq = event.seq; body.actor = data.actor; }
   body.record = data.record;
-  if (data.changes && canSee(access.visibility, before(data))) body.changes = data.changes;
+  if (admin && data.changes) body.changes = data.changes;
   return JSON.stringify(body);
 }
 
@@ -98,7 +90,7 @@ export async function runStream(s: StreamSession): Promise<void> {
     const now = await reader();
     if (!now) return false;
     const last = await s.lastVisible.upTo(blocId, now.access.visibility, seq);
-    await write(frame(s.ids.seal(blocId, last), "reset",
+    await write(frame(s.ids.seal(last), "reset",
       JSON.stringify({ reason: "Some events are no longer kept (or the Last-Event-ID is not this service's): the stream goes on from here" })));
     return true;
   };
@@ -128,7 +120,7 @@ export async function runStream(s: StreamSession): Promise<void> {
       let text = "";
       for (const event of batch) {
         const data = shown(event, now.access, now.principal);
-        if (data !== undefined) text += frame(s.ids.seal(blocId, event.seq), event.type, data);
+        if (data !== undefined) text += frame(s.ids.seal(event.seq), event.type, data);
         cursor = event.seq;
       }
       feed.saw(blocId, cursor);

@@ -42,10 +42,11 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
     },
   }, async (request, reply) => {
     const { blocId } = request.query;
-    const { bloc } = await requireAccess(ctx, currentPrincipal(request), blocId, "read");
-    const ids = await runtime.eventIds();
+    const principal = currentPrincipal(request);
+    const { bloc } = await requireAccess(ctx, principal, blocId, "read");
+    const ids = (await runtime.eventIds()).of(bloc.id, principal.user.id);
     const resumeFrom = request.headers["last-event-id"] ?? request.query.lastEventId;
-    const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? ids.open(bloc.id, resumeFrom) : undefined;
+    const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? ids.open(resumeFrom) : undefined;
     const after = resumed ?? await ctx.store.lastEventSeq(bloc.id);
     const stream = runtime.openStream();
     const out = new PassThrough();
