@@ -284,6 +284,66 @@ test("refusals come as JSON under `error`, before any stream starts", async () =
   }
 });
 
+test("a revoked token or a removed grant ends a stream within seconds, though no event comes", async () => {
+  const quiet = await server.call("POST", "/api/admin/blocs", { json: { name: "Quiet", fields: [{ name: "X" }] } });
+  assert.equal(quiet.status, 201, quiet.text);
+  const path = `/api/events?blocId=${quiet.json.id}`;
+  const member = await addMember(server, { blocId: quiet.json.id as string, read: true });
+  const revocable = await server.call("POST", `/api/admin/users/${member.id}/tokens`, { json: {} });
+  const [byToken, byGrant] = [await open(revocable.json.token as string, undefined, path), await open(member.token, undefined, path)];
+
+  const revokedAt = Date.now();
+  assert.equal((await server.call("DELETE", `/api/admin/tokens/${revocable.json.id}`)).status, 204);
+  await byToken.until(() => byToken.ended, "the revoked token's stream ends", 6_000);
+  assert.ok(Date.now() - revokedAt < 6_000);
+  assert.deepEqual(byToken.of("error").map((e) => e.body), [{ error: "The access token is invalid, expired or revoked" }]);
+  assert.equal(byGrant.ended, false, "the user's other token still reads");
+
+  const removedAt = Date.now();
+  const removed = await server.call("DELETE", `/api/admin/blocs/${quiet.json.id}/access/${member.id}`);
+  assert.equal(removed.status, 204, removed.text);
+  await byGrant.until(() => byGrant.ended, "the stream of a reader whose grant went ends", 6_000);
+  assert.ok(Date.now() - removedAt < 6_000);
+  assert.deepEqual(byGrant.of("error").map((e) => e.body), [{ error: "You are not authorized to access this bloc" }]);
+});
+
+test("one user holds at most BLOC_EVENT_STREAMS_PER_USER streams, whatever their tokens; others still get theirs", async () => {
+  const limited = await startServer({ BLOC_EVENT_STREAMS_PER_USER: "2" });
+  const held: SseClient[] = [];
+  try {
+    const made = await limited.call("POST", "/api/admin/blocs", { json: { name: "B", fields: [{ name: "X" }] } });
+    const path = `/api/events?blocId=${made.json.id}`;
+    const greedy = await addMember(limited, { blocId: made.json.id as string, read: true });
+    const other = await addMember(limited, { blocId: made.json.id as string, read: true });
+    const second = await limited.call("POST", `/api/admin/users/${greedy.id}/tokens`, { json: {} });
+    for (const token of [greedy.token, greedy.token]) {
+      held.push(await SseClient.open(limited.url, path, token));
+      assert.equal(held.at(-1)!.status, 200);
+    }
+    for (const token of [greedy.token, second.json.token as string]) {
+      const refused = await SseClient.open(limited.url, path, token);
+      assert.equal(refused.status, 429);
+      assert.deepEqual(JSON.parse(refused.text), {
+        error: "You hold your most event streams on this server (2); close one before opening another",
+      });
+    }
+    held.push(await SseClient.open(limited.url, path, other.token));
+    assert.equal(held.at(-1)!.status, 200, "another user still opens a stream");
+    // A stream closed frees its slot.
+    held[0]!.close();
+    let again = await SseClient.open(limited.url, path, greedy.token);
+    for (let i = 0; again.status === 429 && i < 50; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      again = await SseClient.open(limited.url, path, greedy.token);
+    }
+    held.push(again);
+    assert.equal(again.status, 200);
+  } finally {
+    for (const stream of held) stream.close();
+    await limited.close();
+  }
+});
+
 test("an event written by a second process reaches a stream held by the first", { timeout: 60_000 }, async () => {
   const workspace = await freshWorkspace("stream-pair");
   const admin = `pair-admin-${crypto.randomBytes(8).toString("hex")}`;

@@ -19,7 +19,7 @@ export interface StreamSession {
   readonly ids: ReaderIds;
   /** What a `reset` carries as its ID: the reader's last visible event. */
   readonly lastVisible: LastVisible;
-  /** The bearer secret the stream was opened with: who it acts for is read again before each batch. */
+  /** The bearer secret the stream was opened with: who it acts for is read again before each batch, and every `recheckMs`. */
   readonly secret: string;
   readonly blocId: string;
   /** The number of the last event the subscriber has; the stream starts after it. */
@@ -27,6 +27,8 @@ export interface StreamSession {
   /** Opened with an ID this instance cannot open: the subscriber is told it may have missed events. */
   readonly lost: boolean;
   readonly keepAliveMs: number;
+  /** How often the reader's token and access are read again while no event comes (or a write waits). */
+  readonly recheckMs: number;
   /** Sends text to the subscriber; resolves once it may send more (backpressure). */
   write(text: string): Promise<void>;
   /** Aborted when the subscriber goes away or the server stops. */
@@ -57,33 +59,67 @@ function frame(id: string, type: string, data: string): string {
   return `id: ${id}\nevent: ${type}\ndata: ${data}\n\n`;
 }
 
+/** Who a stream acts for, and their access to its bloc, as they stand now. */
+interface Reader {
+  readonly principal: Principal;
+  readonly access: BlocAccess;
+}
+
+/** The reader's token or access went while a write waited for the subscriber to read: the stream ends at once. */
+class Withdrawn extends Error {}
+
+/** Whether `promise` settles within `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Streams a bloc's events to one subscriber as Server-Sent Events until it goes away, the
  * server stops, or its token or access is withdrawn (then an `error` event ends it). Before
- * each batch, who the stream acts for is authenticated again and their access to the bloc
- * read afresh, so a revoked token, a removed grant, a narrowed profile or a new
- * restriction applies from the next event on. Events are read after the subscriber's last
- * one, never buffered beyond a batch, and written only as fast as the subscriber reads.
+ * each batch, and every `recheckMs` while none comes or a write waits for the subscriber,
+ * who the stream acts for is authenticated again and their access to the bloc read afresh,
+ * so a revoked token, a removed grant, a narrowed profile or a new restriction applies from
+ * the next event on, and ends a quiet or stalled stream within seconds. Events are read
+ * after the subscriber's last one, never buffered beyond a batch, and written only as fast
+ * as the subscriber reads.
  */
 export async function runStream(s: StreamSession): Promise<void> {
   const { ctx, feed, blocId, signal } = s;
   const stop = feed.watch(blocId);
   let cursor = s.after;
   let wroteAt = Date.now();
-  const write = async (text: string): Promise<void> => {
-    await s.write(text);
-    wroteAt = Date.now();
-  };
-  /** Who the stream acts for and their access as they stand now; undefined (after telling the subscriber) once withdrawn. */
-  const reader = async (): Promise<{ principal: Principal; access: BlocAccess } | undefined> => {
+  let checkedAt = Date.now();
+  const current = async (): Promise<Reader | ServiceError> => {
     try {
       const principal = await authenticate(ctx, s.secret);
-      return { principal, access: await requireAccess(ctx, principal, blocId, "read") };
+      const access = await requireAccess(ctx, principal, blocId, "read");
+      checkedAt = Date.now();
+      return { principal, access };
     } catch (error) {
-      if (!(error instanceof ServiceError)) throw error;
-      await write(`event: error\ndata: ${JSON.stringify({ error: s.refusal(error) })}\n\n`);
-      return undefined;
+      if (error instanceof ServiceError) return error;
+      throw error;
     }
+  };
+  const write = async (text: string): Promise<void> => {
+    const sent = s.write(text);
+    // A subscriber that stops reading holds the write; their access is still checked meanwhile.
+    while (!(await within(sent, s.recheckMs))) {
+      if ((await current()) instanceof ServiceError) throw new Withdrawn();
+    }
+    wroteAt = Date.now();
+  };
+  /** The reader as they stand now; undefined (after telling the subscriber) once withdrawn. */
+  const reader = async (): Promise<Reader | undefined> => {
+    const now = await current();
+    if (!(now instanceof ServiceError)) return now;
+    await within(s.write(`event: error\ndata: ${JSON.stringify({ error: s.refusal(now) })}\n\n`), s.recheckMs);
+    return undefined;
   };
   // The ID is the reader's last visible event up to `seq`, not `seq`: it moves only when they may see something new.
   const reset = async (seq: number): Promise<boolean> => {
@@ -110,8 +146,10 @@ export async function runStream(s: StreamSession): Promise<void> {
           }
           continue;
         }
-        await feed.changed(blocId, cursor, signal, s.keepAliveMs);
-        if (!signal.aborted && Date.now() - wroteAt >= s.keepAliveMs) await write(": keep-alive\n\n");
+        await feed.changed(blocId, cursor, signal, Math.min(s.keepAliveMs, s.recheckMs));
+        if (signal.aborted) break;
+        if (Date.now() - checkedAt >= s.recheckMs && !(await reader())) return;
+        if (Date.now() - wroteAt >= s.keepAliveMs) await write(": keep-alive\n\n");
         continue;
       }
       if (batch[0]!.seq > cursor + 1 && !(await reset(batch[0]!.seq - 1))) return;
@@ -126,6 +164,8 @@ export async function runStream(s: StreamSession): Promise<void> {
       feed.saw(blocId, cursor);
       if (text !== "") await write(text);
     }
+  } catch (error) {
+    if (!(error instanceof Withdrawn)) throw error;
   } finally {
     stop();
   }
