@@ -44,7 +44,9 @@ export class LastVisible {
       }
       cursor = Math.min(position, batch.at(-1)!.seq);
     }
-    if (!known || known.upTo <= position) {
+    const latest = this.scanned.get(key);
+    // A scan that ran alongside may have gone further: the furthest is kept.
+    if (!latest || latest.upTo <= position) {
       this.scanned.delete(key);
       this.scanned.set(key, { upTo: position, last });
       if (this.scanned.size > REMEMBERED) this.scanned.delete(this.scanned.keys().next().value!);
