@@ -61,6 +61,8 @@ export interface Config {
   readonly eventsKeepHours: number;
   /** Live event streams one process holds open at most; more are refused with 503. */
   readonly eventStreamsMax: number;
+  /** Live event streams one user holds open in one process at most; more are refused with 429. */
+  readonly eventStreamsPerUser: number;
   /** Whether this process delivers webhook events (any process on the store may; each event goes out from one). */
   readonly webhookDelivery: boolean;
   /** The longest one webhook delivery attempt may take. */
@@ -239,6 +241,7 @@ export function readConfig(env: Env = process.env): Config {
     eventsPollMs: atLeastOne(env, "BLOC_EVENTS_POLL_MS", 250),
     eventsKeepHours: atLeastOne(env, "BLOC_EVENTS_KEEP_HOURS", 72),
     eventStreamsMax: atLeastOne(env, "BLOC_EVENT_STREAMS_MAX", 1000),
+    eventStreamsPerUser: atLeastOne(env, "BLOC_EVENT_STREAMS_PER_USER", 4),
     webhookDelivery: !flagOff(env, "BLOC_WEBHOOK_DELIVERY"),
     webhookTimeoutMs: atLeastOne(env, "BLOC_WEBHOOK_TIMEOUT_MS", 10_000),
     webhookRetryMs: atLeastOne(env, "BLOC_WEBHOOK_RETRY_MS", 1_000),

@@ -24,7 +24,7 @@ test("defaults are the documented ones", () => {
       maxResultLimit: 1000, maxReportPage: 10_000, maxParts: 50,
       requestTimeoutMs: 30_000, uploadTimeoutMs: 600_000, headersTimeoutMs: 10_000, idleTimeoutMs: 72_000,
       corsOrigins: [], metricsToken: undefined,
-      eventsPollMs: 250, eventsKeepHours: 72, eventStreamsMax: 1000, webhookDelivery: true,
+      eventsPollMs: 250, eventsKeepHours: 72, eventStreamsMax: 1000, eventStreamsPerUser: 4, webhookDelivery: true,
       webhookTimeoutMs: 10_000, webhookRetryMs: 1_000, webhookRetryForMs: 24 * 60 * 60 * 1000, webhookQuoteReplies: false,
     },
   );
@@ -43,6 +43,7 @@ const BAD: readonly [string, string][] = [
   ["BLOC_FIELD_COUNTS_LIMIT", "-1"],
   ["BLOC_COUNTED_ABOVE", "0"],
   ["BLOC_EVENTS_POLL_MS", "0"],
+  ["BLOC_EVENT_STREAMS_PER_USER", "0"],
   ["BLOC_WEBHOOK_DELIVERY", "no"],
   ["BLOC_WEBHOOK_QUOTE_REPLIES", "yes"],
   ["BLOC_WEBHOOK_TIMEOUT_MS", "10s"],
@@ -114,4 +115,13 @@ test("a bad value stops npm start with one line naming the variable", async () =
   } finally {
     await fs.rm(cwd, { recursive: true, force: true });
   }
+});
+
+test("every setting src/config.ts reads has its row in README's configuration table", async () => {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
+  const source = await fs.readFile(path.join(root, "src/config.ts"), "utf8");
+  const readme = await fs.readFile(path.join(root, "README.md"), "utf8");
+  const names = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|"((?:BLOC_)[A-Z0-9_]+)"/g)].map((m) => m[1] ?? m[2]!));
+  assert.ok(names.has("BLOC_EVENT_STREAMS_PER_USER") && names.has("PORT"), "the settings are found in the source");
+  for (const name of names) assert.match(readme, new RegExp(`^\\| [^|]*\`${name}\``, "m"), `${name} is in README's configuration table`);
 });

@@ -123,7 +123,8 @@ test("a reconnect with Last-Event-ID gets every event missed meanwhile, and none
   const again = await open(dublin.token, lastId);
   await again.until(() => again.of("record.updated").length === 1, "the missed update");
   assert.deepEqual(parts(again), ["M1", "M2", "M3"], "the missed adds, in order, and nothing before them");
-  assert.deepEqual(again.of("record.updated").map((e) => e.body.changes), [{ field_1: { from: "M3", to: "M4" } }]);
+  assert.deepEqual(again.of("record.updated").map((e) => [e.body.record.field_1, "changes" in e.body]), [["M4", false]],
+    "the update, without former values: a member may not read a record's history");
   await addRecord(server, blocId, { field_1: "live", field_2: "Dublin" });
   await again.until(() => parts(again).includes("live"), "a live event after the missed ones");
   assert.equal(again.of("reset").length, 0);
@@ -140,6 +141,85 @@ test("a reconnect with Last-Event-ID gets every event missed meanwhile, and none
   await forged.until(() => parts(forged).length === 1, "one event after the reset");
   assert.deepEqual(parts(forged), ["after reset"]);
   for (const s of [again, byQuery, forged]) s.close();
+});
+
+test("a reset's ID tells a reader nothing of hidden changes, and resuming from it loses nothing of theirs", async () => {
+  const galway = await addMember(server, { blocId, read: true });
+  await profile(galway.id, ["Galway"]);
+  // An ID this service never gave makes the stream start from now with a reset: a probe.
+  const probe = async (): Promise<string> => {
+    const stream = await open(galway.token, "MTIz");
+    await stream.until(() => stream.of("reset").length === 1, "a reset");
+    stream.close();
+    return stream.of("reset")[0]!.id!;
+  };
+  const first = await probe();
+  await addRecord(server, blocId, { field_1: "hidden 1", field_2: "Cork" });
+  await addRecord(server, blocId, { field_1: "hidden 2", field_2: "Dublin" });
+  assert.equal(await probe(), first, "records the reader may not see leave the reset's ID as it was");
+
+  // Resuming from it gets what the reader may see that came meanwhile, and no reset.
+  await addRecord(server, blocId, { field_1: "G1", field_2: "Galway" });
+  const resumed = await open(galway.token, first);
+  await resumed.until(() => parts(resumed).includes("G1"), "the Galway record added while away");
+  assert.deepEqual(parts(resumed), ["G1"]);
+  assert.equal(resumed.of("reset").length, 0);
+  resumed.close();
+
+  // Once they see something new, a reset's ID is that event's: it moves only for what they see.
+  await addRecord(server, blocId, { field_1: "hidden 3", field_2: "Cork" });
+  const later = await probe();
+  assert.notEqual(later, first);
+  assert.equal(later, resumed.of("record.added")[0]!.id);
+});
+
+test("an event ID resumes only the reader it was given to, and former values go only to those who may read history", async () => {
+  const admin = await open(server.adminToken);
+  const id = await addRecord(server, blocId, { field_1: "H1", field_2: "Dublin" });
+  await admin.until(() => parts(admin).includes("H1"), "the admin's event of the add");
+  const adminsId = admin.lastEventId!;
+  const updated = await server.call("POST", "/api/update-records-by-matching-values", {
+    json: { blocId, fieldsToUpdate: { field_1: "H2" }, searchItems: { field_1: "H1" } },
+  });
+  assert.equal(updated.status, 200, updated.text);
+  await admin.until(() => parts(admin, "record.updated").includes("H2"), "the admin's event of the update");
+  assert.deepEqual(admin.of("record.updated").at(-1)!.body.changes, { field_1: { from: "H1", to: "H2" } });
+
+  // Granted read after the update: the record's history is refused them...
+  const late = await addMember(server, { blocId, read: true });
+  await profile(late.id, ["Dublin"]);
+  const history = await server.call("GET", `/api/admin/blocs/${blocId}/records/${id}/history`, { token: late.token });
+  assert.equal(history.status, 403);
+  // ...and the admin's ID does not open for them: the stream starts from now, without the old update.
+  const stolen = await open(late.token, adminsId);
+  await stolen.until(() => stolen.of("reset").length === 1, "a reset");
+  await addRecord(server, blocId, { field_1: "H3", field_2: "Dublin" });
+  await stolen.until(() => parts(stolen).includes("H3"), "an event after the reset");
+  assert.deepEqual(stolen.of("record.added", "record.updated").map((e) => e.body.record.field_1), ["H3"]);
+
+  // Their own IDs resume them; updates they see live come without former values.
+  const own = stolen.lastEventId!;
+  stolen.close();
+  await server.call("POST", "/api/update-records-by-matching-values", {
+    json: { blocId, fieldsToUpdate: { field_1: "H4" }, searchItems: { field_1: "H3" } },
+  });
+  const resumed = await open(late.token, own);
+  await resumed.until(() => resumed.of("record.updated").length === 1, "the update missed meanwhile");
+  assert.equal(resumed.of("reset").length, 0);
+  const [seen] = resumed.of("record.updated");
+  assert.equal(seen!.body.record.field_1, "H4");
+  assert.equal("changes" in seen!.body, false, "no former values for a reader refused the history");
+  assert.equal(resumed.events.map((e) => e.data).join("\n").includes("H3\""), false);
+  // A scoped admin token may not use the admin API either: the same for it.
+  const scoped = await server.call("POST", "/api/admin/users/1/tokens", { json: { blocs: [blocId] } });
+  assert.equal(scoped.status, 201, scoped.text);
+  const scopedStream = await open(scoped.json.token as string);
+  await server.call("POST", "/api/update-records-by-matching-values", {
+    json: { blocId, fieldsToUpdate: { field_1: "H5" }, searchItems: { field_1: "H4" } },
+  });
+  await scopedStream.until(() => scopedStream.of("record.updated").length === 1, "the scoped admin's update");
+  assert.equal("changes" in scopedStream.of("record.updated")[0]!.body, false);
+  for (const stream of [admin, resumed, scopedStream]) stream.close();
 });
 
 test("access withdrawn or narrowed mid-stream applies from the next event on", async () => {
@@ -201,6 +281,66 @@ test("refusals come as JSON under `error`, before any stream starts", async () =
     if (three?.status === 200) await three.until(() => three.ended, "the stream ends with the server");
   } finally {
     await tooMany.close().catch(() => undefined);
+  }
+});
+
+test("a revoked token or a removed grant ends a stream within seconds, though no event comes", async () => {
+  const quiet = await server.call("POST", "/api/admin/blocs", { json: { name: "Quiet", fields: [{ name: "X" }] } });
+  assert.equal(quiet.status, 201, quiet.text);
+  const path = `/api/events?blocId=${quiet.json.id}`;
+  const member = await addMember(server, { blocId: quiet.json.id as string, read: true });
+  const revocable = await server.call("POST", `/api/admin/users/${member.id}/tokens`, { json: {} });
+  const [byToken, byGrant] = [await open(revocable.json.token as string, undefined, path), await open(member.token, undefined, path)];
+
+  const revokedAt = Date.now();
+  assert.equal((await server.call("DELETE", `/api/admin/tokens/${revocable.json.id}`)).status, 204);
+  await byToken.until(() => byToken.ended, "the revoked token's stream ends", 6_000);
+  assert.ok(Date.now() - revokedAt < 6_000);
+  assert.deepEqual(byToken.of("error").map((e) => e.body), [{ error: "The access token is invalid, expired or revoked" }]);
+  assert.equal(byGrant.ended, false, "the user's other token still reads");
+
+  const removedAt = Date.now();
+  const removed = await server.call("DELETE", `/api/admin/blocs/${quiet.json.id}/access/${member.id}`);
+  assert.equal(removed.status, 204, removed.text);
+  await byGrant.until(() => byGrant.ended, "the stream of a reader whose grant went ends", 6_000);
+  assert.ok(Date.now() - removedAt < 6_000);
+  assert.deepEqual(byGrant.of("error").map((e) => e.body), [{ error: "You are not authorized to access this bloc" }]);
+});
+
+test("one user holds at most BLOC_EVENT_STREAMS_PER_USER streams, whatever their tokens; others still get theirs", async () => {
+  const limited = await startServer({ BLOC_EVENT_STREAMS_PER_USER: "2" });
+  const held: SseClient[] = [];
+  try {
+    const made = await limited.call("POST", "/api/admin/blocs", { json: { name: "B", fields: [{ name: "X" }] } });
+    const path = `/api/events?blocId=${made.json.id}`;
+    const greedy = await addMember(limited, { blocId: made.json.id as string, read: true });
+    const other = await addMember(limited, { blocId: made.json.id as string, read: true });
+    const second = await limited.call("POST", `/api/admin/users/${greedy.id}/tokens`, { json: {} });
+    for (const token of [greedy.token, greedy.token]) {
+      held.push(await SseClient.open(limited.url, path, token));
+      assert.equal(held.at(-1)!.status, 200);
+    }
+    for (const token of [greedy.token, second.json.token as string]) {
+      const refused = await SseClient.open(limited.url, path, token);
+      assert.equal(refused.status, 429);
+      assert.deepEqual(JSON.parse(refused.text), {
+        error: "You hold your most event streams on this server (2); close one before opening another",
+      });
+    }
+    held.push(await SseClient.open(limited.url, path, other.token));
+    assert.equal(held.at(-1)!.status, 200, "another user still opens a stream");
+    // A stream closed frees its slot.
+    held[0]!.close();
+    let again = await SseClient.open(limited.url, path, greedy.token);
+    for (let i = 0; again.status === 429 && i < 50; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      again = await SseClient.open(limited.url, path, greedy.token);
+    }
+    held.push(again);
+    assert.equal(again.status, 200);
+  } finally {
+    for (const stream of held) stream.close();
+    await limited.close();
   }
 });
 

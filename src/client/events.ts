@@ -49,6 +49,7 @@ export interface StreamEvent {
     readonly blocId?: string;
     readonly at?: string;
     readonly record?: Readonly<Record<string, string | number>>;
+    /** record.updated, to those who may read the record's history (admins with an unscoped token) only. */
     readonly changes?: Readonly<Record<string, { readonly from: string; readonly to: string }>>;
     readonly [key: string]: unknown;
   };

@@ -17,6 +17,15 @@ export interface Principal {
   readonly tokenId: string;
 }
 
+/**
+ * Whether the principal may use the admin API: an admin, with an unscoped token (a scoped
+ * token is for the data endpoints). What only that API tells (a record's history, who made
+ * a change) is told elsewhere, such as in the live stream, on the same terms.
+ */
+export function usesAdminApi(principal: Principal): boolean {
+  return principal.user.role === "admin" && principal.scope.permissions === null && principal.scope.blocs === null;
+}
+
 /** What a principal may do on one bloc and which of its records they see. */
 export interface BlocAccess {
   readonly bloc: Bloc;

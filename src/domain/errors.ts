@@ -101,6 +101,11 @@ export class RateLimitedError extends ServiceError {
   readonly kind = "rate-limited";
 }
 
+/** The user holds as many live streams in this process as BLOC_EVENT_STREAMS_PER_USER allows. */
+export class TooManyStreamsError extends ServiceError {
+  readonly kind = "too-many-streams";
+}
+
 /** The service cannot take this request now (every live stream slot is in use); trying later may succeed. */
 export class UnavailableError extends ServiceError {
   readonly kind = "unavailable";

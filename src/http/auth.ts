@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AdminOnlyError, UnauthenticatedError } from "../domain/errors.js";
 import type { Context } from "../domain/context.js";
-import type { Principal } from "../domain/access.js";
+import { usesAdminApi, type Principal } from "../domain/access.js";
 import { authenticate } from "../domain/tokens.js";
 import { hasBody } from "./body.js";
 
@@ -42,8 +42,7 @@ export function requireUser(app: FastifyInstance, ctx: Context): void {
 export function requireAdmin(app: FastifyInstance, ctx: Context): void {
   requireUser(app, ctx);
   const check = async (request: FastifyRequest): Promise<void> => {
-    const { user, scope } = currentPrincipal(request);
-    if (user.role !== "admin" || scope.permissions !== null || scope.blocs !== null) throw new AdminOnlyError();
+    if (!usesAdminApi(currentPrincipal(request))) throw new AdminOnlyError();
   };
   app.addHook("onRequest", check);
   // After the body: a user who stopped being an admin meanwhile is refused too.

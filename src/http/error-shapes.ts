@@ -70,6 +70,7 @@ const STATUS: Readonly<Record<string, number>> = {
   "unsupported-media-type": 415,
   "idempotency-mismatch": 422,
   "rate-limited": 429,
+  "too-many-streams": 429,
   unavailable: 503,
 };
 

@@ -7,7 +7,8 @@ import { clientErrorHandler, loggerOptions, newRequestId } from "./logging.js";
 export type AppOptions = Pick<Config,
   "debug" | "logLevel" | "maxFileBytes" | "maxBodyBytes" | "maxResultLimit" | "maxReportPage" | "maxParts" |
   "requestTimeoutMs" | "uploadTimeoutMs" | "headersTimeoutMs" | "idleTimeoutMs" | "rateLimit" |
-  "corsOrigins" | "metricsToken" | "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "webhookDelivery" |
+  "corsOrigins" | "metricsToken" | "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "eventStreamsPerUser" |
+  "webhookDelivery" |
   "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs" | "webhookQuoteReplies">;
 
 /** Past our own deadlines (body.ts, multipart.ts), Node's: a backstop for whatever they do not cover. */

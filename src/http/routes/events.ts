@@ -13,6 +13,8 @@ import { Id } from "./admin-schemas.js";
 
 /** A comment line this often on a quiet stream keeps proxies and load balancers from closing it. */
 const KEEP_ALIVE_MS = 15_000;
+/** How often a stream reads its reader's token and access again when no event comes: a revocation ends it within this. */
+const RECHECK_MS = 2_000;
 
 const EventsQuery = Type.Object({
   blocId: Id,
@@ -35,19 +37,20 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
         ...errorResponses("events"),
         200: {
           description: "text/event-stream: `ready` once, then `record.added` and `record.updated` events (data: the event as JSON), " +
-            "`reset` when events before it are no longer kept, `error` when the token or access is withdrawn (the stream then ends)",
+            "`reset` when events before it are no longer kept, `error` when the token or access is withdrawn (the stream then ends, within seconds even when no event comes)",
           content: { "text/event-stream": { schema: Type.String() } },
         },
       },
     },
   }, async (request, reply) => {
     const { blocId } = request.query;
-    const { bloc } = await requireAccess(ctx, currentPrincipal(request), blocId, "read");
-    const ids = await runtime.eventIds();
+    const principal = currentPrincipal(request);
+    const { bloc } = await requireAccess(ctx, principal, blocId, "read");
+    const ids = (await runtime.eventIds()).of(bloc.id, principal.user.id);
     const resumeFrom = request.headers["last-event-id"] ?? request.query.lastEventId;
-    const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? ids.open(bloc.id, resumeFrom) : undefined;
+    const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? ids.open(resumeFrom) : undefined;
     const after = resumed ?? await ctx.store.lastEventSeq(bloc.id);
-    const stream = runtime.openStream();
+    const stream = runtime.openStream(principal.user.id);
     const out = new PassThrough();
     const write = async (text: string): Promise<void> => {
       if (stream.signal.aborted) return;
@@ -57,8 +60,8 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
     reply.raw.on("close", () => stream.abort());
     stream.signal.addEventListener("abort", () => out.end());
     void runStream({
-      ctx, feed: runtime.feed, ids, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
-      lost: resumeFrom !== undefined && resumeFrom !== "" && resumed === undefined, keepAliveMs: KEEP_ALIVE_MS,
+      ctx, feed: runtime.feed, lastVisible: runtime.lastVisible, ids, secret: bearerSecret(request.headers.authorization) ?? "", blocId: bloc.id, after,
+      lost: resumeFrom !== undefined && resumeFrom !== "" && resumed === undefined, keepAliveMs: KEEP_ALIVE_MS, recheckMs: RECHECK_MS,
       write, signal: stream.signal, refusal: (error) => Object.values(errorReply("events", error).body)[0] ?? error.message,
     }).catch((error: unknown) => request.log.error({ err: error }, "event stream failed"))
       .finally(() => stream.abort());
