@@ -1,0 +1,138 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { StoreUnavailableError } from "../src/domain/errors.js";
+import { translate as translateSqlite } from "../src/store/sqlite/errors.js";
+import { testEngine } from "./support/database.js";
+import { call, type Reply } from "./support/http.js";
+import { freshWorkspace, startProcess, type Running } from "./support/process.js";
+import { TcpProxy } from "./support/tcp-proxy.js";
+
+/**
+ * A store that cannot be reached (issue 20): the service answers 503 with Retry-After in
+ * each endpoint's own key instead of 500 or silence. PostgreSQL's faults are a TCP proxy
+ * of the test's own between the service and the server (support/tcp-proxy.ts).
+ */
+
+const onPostgres = testEngine() === "postgres";
+const PG_ONLY = onPostgres ? false : "PostgreSQL only: a network between the service and its store";
+
+interface Service {
+  readonly running: Running;
+  readonly proxy: TcpProxy;
+  readonly admin: string;
+  readonly blocId: string;
+  stop(): Promise<void>;
+}
+
+/** The service (one process, or WORKERS=n) on a fresh database reached through a proxy, with one bloc. */
+async function startBehindProxy(name: string, env: Record<string, string> = {}, waitMs = 30_000): Promise<Service> {
+  const workspace = await freshWorkspace(name);
+  const target = new URL(workspace.databaseUrl);
+  const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+  const admin = `${name}-admin-${crypto.randomBytes(12).toString("hex")}`;
+  let running: Running | undefined;
+  try {
+    running = await startProcess({ DATABASE_URL: proxy.through(workspace.databaseUrl), BLOC_ADMIN_TOKEN: admin, ...env }, workspace.cwd, undefined, waitMs);
+    const bloc = await call(running.url, "POST", "/api/admin/blocs", { token: admin, json: { name: "Scans", fields: [{ name: "Part" }, { name: "Writer" }] } });
+    assert.equal(bloc.status, 201, bloc.text);
+    const started = running;
+    return {
+      running: started, proxy, admin, blocId: bloc.json.id as string,
+      async stop() {
+        await proxy.set("up");
+        await started.stop();
+        await proxy.close();
+        await workspace.remove();
+      },
+    };
+  } catch (error) {
+    await running?.stop();
+    await proxy.close();
+    await workspace.remove();
+    throw error;
+  }
+}
+
+function assertUnavailable(reply: Reply, key: "error" | "message", what: string): void {
+  assert.equal(reply.status, 503, `${what}: ${reply.status} ${reply.text}`);
+  assert.equal(reply.headers["retry-after"], "2", `${what}: Retry-After`);
+  assert.match(String(reply.json?.[key]), /store unavailable/i, `${what}: ${reply.text}`);
+  assert.deepEqual(Object.keys(reply.json), [key], `${what}: only the endpoint's key`);
+}
+
+test("an unreachable PostgreSQL answers 503 with Retry-After in each endpoint's own key, and 200 once it is back", { skip: PG_ONLY, timeout: 90_000 }, async () => {
+  const service = await startBehindProxy("outage-503");
+  const { running, admin, blocId } = service;
+  try {
+    const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
+      token: admin, headers: { connection: "close" }, json: { scanStationID: blocId, dataToAdd: { field_1: "P-1", field_2: "x" } },
+    });
+    assert.equal((await add()).status, 200);
+
+    await service.proxy.set("cut");
+    assertUnavailable(await add(), "error", "add-data");
+    assertUnavailable(await call(running.url, "GET", "/api/get-data", { token: admin, headers: { connection: "close" }, json: { blocId, resultLimit: 5 } }), "error", "get-data");
+    assertUnavailable(await call(running.url, "POST", "/api/update-records-by-matching-values", {
+      token: admin, headers: { connection: "close" }, json: { blocId, fieldsToUpdate: { field_2: "y" }, searchItems: { field_1: "P-1" } },
+    }), "message", "update-records");
+    assert.equal((await call(running.url, "GET", "/readyz")).status, 503);
+
+    await service.proxy.set("up");
+    const deadline = Date.now() + 10_000;
+    let again = await add();
+    while (again.status !== 200 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      again = await add();
+    }
+    assert.equal(again.status, 200, `adds succeed again once the store is back: ${again.text}`);
+  } finally {
+    await service.stop();
+  }
+});
+
+test("SQLite: a store that cannot be written is unavailable; a busy one is not", async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-outage-sqlite-"));
+  const file = path.join(dir, "bloc.db");
+  const writer = new Database(file);
+  try {
+    writer.pragma("journal_mode = WAL");
+    writer.exec("CREATE TABLE t (x INTEGER)");
+    const reader = new Database(file, { readonly: true });
+    try {
+      // Running as root, file modes do not stop a write: a read-only connection is SQLite's own refusal.
+      const refused = catchError(() => reader.exec("INSERT INTO t VALUES (1)"));
+      assert.match(String((refused as { code?: unknown }).code), /^SQLITE_READONLY/);
+      assert.ok(translateSqlite(refused) instanceof StoreUnavailableError, "SQLITE_READONLY → unavailable");
+    } finally {
+      reader.close();
+    }
+    const other = new Database(file);
+    try {
+      other.pragma("busy_timeout = 0");
+      writer.exec("BEGIN IMMEDIATE");
+      const busy = catchError(() => other.exec("BEGIN IMMEDIATE"));
+      writer.exec("ROLLBACK");
+      assert.equal((busy as { code?: unknown }).code, "SQLITE_BUSY");
+      assert.equal(translateSqlite(busy), busy, "SQLITE_BUSY keeps its own handling");
+    } finally {
+      other.close();
+    }
+  } finally {
+    writer.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+function catchError(work: () => unknown): unknown {
+  try {
+    work();
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected an error");
+}
