@@ -95,6 +95,48 @@ test("an unreachable PostgreSQL answers 503 with Retry-After in each endpoint's 
   }
 });
 
+test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, writes nothing, and its connections are not reused", { skip: PG_ONLY, timeout: 90_000 }, async () => {
+  const timeoutMs = 1500;
+  const service = await startBehindProxy("outage-deadline", { BLOC_STORE_TIMEOUT_MS: String(timeoutMs), BLOC_PG_POOL: "3" });
+  const { running, admin, blocId } = service;
+  const add = (part: string): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
+    token: admin, headers: { connection: "close" }, json: { scanStationID: blocId, dataToAdd: { field_1: part, field_2: "deadline" } },
+  });
+  const timed = async (request: Promise<Reply>): Promise<{ reply: Reply; ms: number }> => {
+    const started = performance.now();
+    const reply = await request;
+    return { reply, ms: performance.now() - started };
+  };
+  try {
+    assert.equal((await add("before")).status, 200);
+    await service.proxy.set("black-hole");
+    // More requests than the pool has connections: each one's connection is cut, not kept waiting.
+    const during = await Promise.all([
+      ...Array.from({ length: 5 }, (_, i) => timed(add(`hole-${i}`))),
+      timed(call(running.url, "GET", "/api/get-data", { token: admin, headers: { connection: "close" }, json: { blocId, resultLimit: 5 } })),
+    ]);
+    for (const { reply, ms } of during) {
+      assertUnavailable(reply, "error", "during the black hole");
+      assert.ok(ms < timeoutMs + 2_000, `answered in ${Math.round(ms)} ms, past the deadline plus 2 s`);
+    }
+    await service.proxy.set("up");
+    const back = performance.now();
+    let again = await add("after");
+    while (again.status !== 200 && performance.now() - back < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      again = await add("after");
+    }
+    assert.equal(again.status, 200, `adds succeed within 5 s of the store's return: ${again.text}`);
+    const read = await call(running.url, "GET", "/api/get-data", { token: admin, json: { blocId, resultLimit: 50 } });
+    assert.equal(read.status, 200, read.text);
+    const parts = Object.entries(read.json.data as Record<string, Record<string, string>>)
+      .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1).sort();
+    assert.deepEqual(parts, ["after", "before"], "nothing answered 503 was written");
+  } finally {
+    await service.stop();
+  }
+});
+
 test("SQLite: a store that cannot be written is unavailable; a busy one is not", async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-outage-sqlite-"));
   const file = path.join(dir, "bloc.db");
