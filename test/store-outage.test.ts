@@ -9,7 +9,8 @@ import { StoreUnavailableError } from "../src/domain/errors.js";
 import { translate as translateSqlite } from "../src/store/sqlite/errors.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
-import { freshWorkspace, startProcess, type Running } from "./support/process.js";
+import { freshWorkspace, SERVER_ENTRY, startProcess, type Running } from "./support/process.js";
+import { spawn } from "node:child_process";
 import { TcpProxy } from "./support/tcp-proxy.js";
 
 /**
@@ -134,6 +135,53 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
     assert.deepEqual(parts, ["after", "before"], "nothing answered 503 was written");
   } finally {
     await service.stop();
+  }
+});
+
+/**
+ * The driver fault itself, outside the service (which no longer provokes it): a reserved
+ * connection whose backend is terminated, released, then used (porsager/postgres#1208's
+ * sequence) throws from a timer. With the guard the process logs it and goes on.
+ */
+const FAULT_SCRIPT = `
+import postgres from "postgres";
+if (process.env.GUARD === "1") (await import(process.env.GUARD_MODULE)).guardDriverFaults();
+const sql = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
+const admin = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
+const reserved = await sql.reserve();
+const [{ pid }] = await reserved\`SELECT pg_backend_pid() AS pid\`;
+await admin\`SELECT pg_terminate_backend(\${pid})\`;
+await new Promise((resolve) => setTimeout(resolve, 300));
+reserved.release();
+await Promise.race([sql\`SELECT 1\`.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
+console.log("still running");
+process.exit(0);
+`;
+
+test("a driver write to a closed connection does not end the process", { skip: PG_ONLY, timeout: 60_000 }, async () => {
+  const workspace = await freshWorkspace("driver-fault");
+  try {
+    const guardModule = path.join(path.dirname(SERVER_ENTRY), "store/postgres/driver-fault.js");
+    const runScript = (guard: boolean): Promise<{ code: number | null; output: string }> => new Promise((resolve) => {
+      // Run from the project, so that the script finds the driver the service uses.
+      const child = spawn(process.execPath, ["--input-type=module", "-e", FAULT_SCRIPT], {
+        cwd: path.resolve(path.dirname(SERVER_ENTRY), "../.."),
+        env: { ...process.env, URL: workspace.databaseUrl, GUARD: guard ? "1" : "0", GUARD_MODULE: guardModule },
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+      child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+      child.once("close", (code) => resolve({ code, output }));
+    });
+    const unguarded = await runScript(false);
+    assert.equal(unguarded.code, 1, `the fault is real: without the guard it ends the process: ${unguarded.output}`);
+    assert.match(unguarded.output, /reading 'write'/);
+    const guarded = await runScript(true);
+    assert.equal(guarded.code, 0, guarded.output);
+    assert.match(guarded.output, /still running/);
+    assert.match(guarded.output, /postgres#1154/);
+  } finally {
+    await workspace.remove();
   }
 });
 

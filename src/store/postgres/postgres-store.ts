@@ -14,6 +14,7 @@ import { holdContent, releaseContent } from "./content.js";
 import * as copy from "./copy.js";
 import { Deadline } from "./deadline.js";
 import { connect, onPool, onPoolWithin, run, type Db, type Outages, type Pg } from "./driver.js";
+import { guardDriverFaults } from "./driver-fault.js";
 import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
 import * as events from "./events.js";
@@ -107,6 +108,7 @@ export class PostgresStore extends BaseStore implements Store {
    * long, and its connection is cut (deadline.ts); 0: no deadline.
    */
   static async open(url: string, poolSize: number, timeoutMs = 0): Promise<PostgresStore> {
+    guardDriverFaults();
     const outages: Outages | undefined = timeoutMs > 0 ? { sockets: new Sockets(), timeoutMs } : undefined;
     // The meta pool only ever reads, so it needs no durability setting of its own.
     const metaPool = connect(url, META_POOL, {}, outages);
