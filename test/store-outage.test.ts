@@ -139,6 +139,106 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
 });
 
 /**
+ * Issue 20's outage, end to end: WORKERS=2 behind the proxy, writers and readers running
+ * through up, cut, up, black hole, up. Bounds, not timings: the machine is shared.
+ */
+test("WORKERS=2 through a cut and a black hole: every request answered in time, outages 503, no worker exits, no acknowledged add lost", { skip: PG_ONLY, timeout: 120_000 }, async () => {
+  const timeoutMs = 1500;
+  const service = await startBehindProxy("outage-phases", { WORKERS: "2", BLOC_STORE_TIMEOUT_MS: String(timeoutMs), BLOC_PG_POOL: "4" }, 60_000);
+  const { running, admin, blocId } = service;
+  let output = "";
+  running.child.stdout!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  running.child.stderr!.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  const acknowledged: string[] = [];
+  const failures: string[] = [];
+  const recoveries: { at: number; firstAdd?: number }[] = [];
+  let phase = "up";
+  let stop = false;
+  let slowest = 0;
+  let outageAnswers = 0;
+
+  const check = (reply: Reply, ms: number, what: string): void => {
+    slowest = Math.max(slowest, ms);
+    if (ms >= timeoutMs + 2_000) failures.push(`${what} in ${phase}: answered after ${Math.round(ms)} ms`);
+    if (reply.status === 503) {
+      outageAnswers += 1;
+      if (reply.headers["retry-after"] !== "2" || !/store unavailable/i.test(String(reply.json?.error))) failures.push(`${what} in ${phase}: ${reply.text}`);
+    } else if (reply.status !== 200) {
+      failures.push(`${what} in ${phase}: ${reply.status} ${reply.text}`);
+    }
+  };
+  const writer = async (w: number): Promise<void> => {
+    for (let i = 0; !stop; i += 1) {
+      const part = `w${w}-${i}`;
+      const started = performance.now();
+      const reply = await call(running.url, "POST", "/api/add-data", {
+        token: admin, headers: { connection: "close" }, json: { scanStationID: blocId, dataToAdd: { field_1: part, field_2: `writer ${w}` } },
+      }).catch((error: unknown) => ({ status: 0, text: String(error), headers: {}, json: undefined, body: Buffer.alloc(0) }) as Reply);
+      const now = performance.now();
+      check(reply, now - started, "add-data");
+      if (reply.status === 200) {
+        acknowledged.push(part);
+        const recovery = recoveries.at(-1);
+        if (recovery && recovery.firstAdd === undefined && started >= recovery.at) recovery.firstAdd = now;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 40));
+    }
+  };
+  const reader = async (): Promise<void> => {
+    while (!stop) {
+      const started = performance.now();
+      const reply = await call(running.url, "GET", "/api/get-data", { token: admin, headers: { connection: "close" }, json: { blocId, resultLimit: 10 } })
+        .catch((error: unknown) => ({ status: 0, text: String(error), headers: {}, json: undefined, body: Buffer.alloc(0) }) as Reply);
+      check(reply, performance.now() - started, "get-data");
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+  };
+  const hold = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+  const to = async (mode: "up" | "cut" | "black-hole"): Promise<void> => {
+    await service.proxy.set(mode);
+    phase = mode === "up" ? `up after ${phase}` : mode;
+    if (mode === "up") recoveries.push({ at: performance.now() });
+  };
+
+  try {
+    const load = [writer(1), writer(2), writer(3), reader(), reader()];
+    await hold(2_000);
+    await to("cut");
+    await hold(3_000);
+    await to("up");
+    await hold(5_000);
+    await to("black-hole");
+    await hold(3_000);
+    await to("up");
+    await hold(5_000);
+    stop = true;
+    await Promise.all(load);
+
+    assert.deepEqual(failures, [], `every request answered within ${timeoutMs} + 2000 ms, 200 or 503 with Retry-After (slowest ${Math.round(slowest)} ms)`);
+    assert.ok(outageAnswers > 0, "the outages were seen");
+    for (const [i, recovery] of recoveries.entries()) {
+      assert.ok(recovery.firstAdd !== undefined && recovery.firstAdd - recovery.at < 5_000,
+        `adds succeed within 5 s of recovery ${i + 1}: ${recovery.firstAdd === undefined ? "none" : `${Math.round(recovery.firstAdd - recovery.at)} ms`}`);
+    }
+    assert.doesNotMatch(output, /exited with|reading 'write'/, `no worker exits: ${output}`);
+
+    const stored = new Set<string>();
+    for (let page = 1; ; page += 1) {
+      const read = await call(running.url, "GET", "/api/get-data", { token: admin, json: { blocId, resultLimit: 1000, currentPage: page } });
+      assert.equal(read.status, 200, read.text);
+      const records = Object.entries(read.json.data as Record<string, Record<string, string>>).filter(([key]) => /^\d+$/.test(key));
+      for (const [, record] of records) stored.add(record.field_1!);
+      if (records.length < 1000) break;
+    }
+    const lost = acknowledged.filter((part) => !stored.has(part));
+    assert.deepEqual(lost, [], `every acknowledged add is stored (${acknowledged.length} acknowledged, ${stored.size} stored)`);
+  } finally {
+    stop = true;
+    await service.stop();
+  }
+});
+
+/**
  * The driver fault itself, outside the service (which no longer provokes it): a reserved
  * connection whose backend is terminated, released, then used (porsager/postgres#1208's
  * sequence) throws from a timer. With the guard the process logs it and goes on.

@@ -83,8 +83,10 @@ export class TcpProxy {
     this.pairs.add(pair);
     client.on("error", () => undefined);
     client.on("close", () => {
+      // A swallowed pair stays until the hole ends: its close never reached PostgreSQL.
+      if (pair.holed) return;
       this.pairs.delete(pair);
-      if (!pair.holed) pair.upstream?.destroy();
+      pair.upstream?.destroy();
     });
     if (pair.holed) {
       // Accepted, never answered: what a black-holed route does to a new connection.
