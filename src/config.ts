@@ -25,6 +25,8 @@ export interface Config {
   readonly workers: number;
   /** Connections in each process's PostgreSQL pool (unused by SQLite). */
   readonly pgPool: number;
+  /** How long a request's statement or transaction may wait for PostgreSQL before it is answered 503 (unused by SQLite). */
+  readonly storeTimeoutMs: number;
   /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
   readonly shutdownTimeoutMs: number;
   /** Requests per second each token may make; 0 means no limit. */
@@ -223,6 +225,7 @@ export function readConfig(env: Env = process.env): Config {
     countedAbove: atLeastOne(env, "BLOC_COUNTED_ABOVE", COUNTED_ABOVE),
     workers: workers(env),
     pgPool: atLeastOne(env, "BLOC_PG_POOL", 10),
+    storeTimeoutMs: atLeastOne(env, "BLOC_STORE_TIMEOUT_MS", 5_000),
     shutdownTimeoutMs: wholeNumber(env, "BLOC_SHUTDOWN_TIMEOUT_MS", 25_000),
     rateLimit: wholeNumber(env, "BLOC_RATE_LIMIT", 0),
     idempotencySeconds: atLeastOne(env, "BLOC_IDEMPOTENCY_SECONDS", 24 * 60 * 60),

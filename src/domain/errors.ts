@@ -110,3 +110,17 @@ export class TooManyStreamsError extends ServiceError {
 export class UnavailableError extends ServiceError {
   readonly kind = "unavailable";
 }
+
+/**
+ * The store cannot be reached or written now: the database server or the network to it
+ * is down, a statement got no answer within BLOC_STORE_TIMEOUT_MS, the disk is full or
+ * read-only. Not the request's fault, and not a bug: the same request may succeed later.
+ */
+export class StoreUnavailableError extends ServiceError {
+  readonly kind = "store-unavailable";
+  constructor(message = "Data store unavailable; try again in a few seconds", options?: { cause?: unknown }) {
+    super(message);
+    // Kept for the log (the operator's clue), never for the answer.
+    if (options && "cause" in options) this.cause = options.cause;
+  }
+}

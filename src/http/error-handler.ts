@@ -49,7 +49,10 @@ export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerO
     const known = asServiceError(error, options);
     // Logged as class, code and stack only (logging.ts): the message may quote values.
     if (!known) request.log.error({ err: error }, "request failed");
-    const { status, body } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
+    // An outage is the operator's to see, with the driver's error that revealed it.
+    if (known?.kind === "store-unavailable") request.log.warn({ err: known.cause ?? known }, "store unavailable");
+    const { status, body, headers } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
+    if (headers) void reply.headers(headers);
     // The route may have set another type (a file, a report) before failing.
     void reply.status(status).type("application/json; charset=utf-8")
       .send(options.debug ? { ...body, ...debugFields(error) } : body);

@@ -53,7 +53,15 @@ const SHAPES: Readonly<Record<Endpoint, Shape>> = {
 export interface ErrorReply {
   readonly status: number;
   readonly body: Record<string, string>;
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * When a client should try again after the store was unavailable: long enough for a
+ * restarting server or a dropped connection to come back, short enough for a scanner's
+ * retry to land while its operator still waits.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 2;
 
 const STATUS: Readonly<Record<string, number>> = {
   "invalid-input": 400,
@@ -72,6 +80,7 @@ const STATUS: Readonly<Record<string, number>> = {
   "rate-limited": 429,
   "too-many-streams": 429,
   unavailable: 503,
+  "store-unavailable": 503,
 };
 
 /** Status and body for a known failure on an endpoint. */
@@ -89,6 +98,8 @@ export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply 
       return { status: 400, body: { [shape.malformed]: error.message } };
     case "unauthenticated":
       return { status: 401, body: { [shape.unauthenticated]: error.message } };
+    case "store-unavailable":
+      return { status: 503, body: { [shape.failure]: error.message }, headers: { "retry-after": String(STORE_RETRY_AFTER_SECONDS) } };
     default:
       return { status: STATUS[error.kind] ?? 400, body: { [shape.failure]: error.message } };
   }
@@ -112,8 +123,8 @@ export function errorKeysByStatus(endpoint: Endpoint): ReadonlyMap<number, Reado
   add(400, "error");
   add(401, shape.unauthenticated);
   add(shape.denied.status, shape.denied.key);
-  const possible = endpoint === "add-data" ? [404, 408, 409, 413, 415, 422, 429]
-    : endpoint === "events" ? [404, 408, 409, 413, 415, 429, 503] : [404, 408, 409, 413, 415, 429];
+  // 503: the store is unavailable (any endpoint), or every live stream slot is taken (events).
+  const possible = endpoint === "add-data" ? [404, 408, 409, 413, 415, 422, 429, 503] : [404, 408, 409, 413, 415, 429, 503];
   for (const status of possible) add(status, shape.failure);
   add(500, shape.failure);
   return keys;

@@ -12,7 +12,7 @@ import { PostgresStore } from "./postgres/postgres-store.js";
 export async function openStore(config: Config): Promise<Store> {
   const url = config.databaseUrl;
   if (url.startsWith("sqlite:")) return openSqlite(sqlitePath(url));
-  if (isPostgresUrl(url)) return PostgresStore.open(url, config.pgPool);
+  if (isPostgresUrl(url)) return PostgresStore.open(url, config.pgPool, config.storeTimeoutMs);
   throw new Error(`No store engine for DATABASE_URL "${url}"`);
 }
 

@@ -1,11 +1,26 @@
 import { CounterDeltas } from "../domain/counting/deltas.js";
 import { settleCounters } from "../domain/counting/settle.js";
+import { StoreUnavailableError } from "../domain/errors.js";
 import type { TransactionOptions, Tx } from "./store.js";
+
+/** TransactionOptions, plus what an engine adds for its own transactions. */
+export interface RunOptions extends TransactionOptions {
+  /**
+   * When (performance.now()) the caller stops waiting: a unit still queued then is taken
+   * out and fails as the store being unavailable, and a group's transaction ends by its
+   * earliest unit's deadline. Absent: no deadline.
+   */
+  readonly deadline?: number | undefined;
+}
 
 /** What an engine provides so that units of work can run in its transactions. */
 export interface TransactionEngine<S> {
-  /** Opens a write transaction, runs `work`, commits; rolls back and rethrows if `work` throws. */
-  transaction<T>(work: (session: S) => Promise<T>): Promise<T>;
+  /**
+   * Opens a write transaction, runs `work`, commits; rolls back and rethrows if `work`
+   * throws. An engine that honours `deadline` fails it as the store being unavailable
+   * once it passes, and makes sure it does not commit afterwards.
+   */
+  transaction<T>(work: (session: S) => Promise<T>, deadline?: number): Promise<T>;
   /** Runs `work` in a savepoint of the session's transaction; rolls back to it and rethrows if `work` throws. */
   savepoint<T>(session: S, work: () => Promise<T>): Promise<T>;
   /** A unit's view of the open transaction. */
@@ -22,6 +37,9 @@ interface Queued {
   readonly work: (tx: Tx) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
+  readonly deadline: number | undefined;
+  /** Takes the unit out of its queue at its deadline, if it is still waiting there. */
+  timer?: NodeJS.Timeout;
 }
 
 type Outcome = { readonly value: unknown } | { readonly error: unknown };
@@ -44,7 +62,7 @@ export class Transactions<S> {
 
   constructor(private readonly engine: TransactionEngine<S>) {}
 
-  run<T>(work: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
     const group = options.group;
     if (group === undefined) {
       return this.engine.transaction(async (session) => {
@@ -52,14 +70,17 @@ export class Transactions<S> {
         const result = await work(this.engine.unit(session, counters, NOTHING_PENDING));
         if (!counters.empty) await settleCounters(this.engine.unit(session, new CounterDeltas(), NOTHING_PENDING), counters);
         return result;
-      }).then(async (result) => {
+      }, options.deadline).then(async (result) => {
         await this.engine.durable?.();
         return result;
       });
     }
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(group);
-      const item: Queued = { work, resolve: resolve as (value: unknown) => void, reject };
+      const item: Queued = { work, resolve: resolve as (value: unknown) => void, reject, deadline: options.deadline };
+      if (item.deadline !== undefined) {
+        item.timer = setTimeout(() => this.expire(group, item), Math.max(0, item.deadline - performance.now()));
+      }
       if (queue) {
         queue.push(item);
         return;
@@ -70,10 +91,27 @@ export class Transactions<S> {
     });
   }
 
+  /** A unit whose caller stopped waiting before its transaction began: it never runs. */
+  private expire(group: string, item: Queued): void {
+    const queue = this.queues.get(group);
+    const index = queue?.indexOf(item) ?? -1;
+    if (!queue || index < 0) return;
+    queue.splice(index, 1);
+    if (queue.length === 0) this.queues.delete(group);
+    item.reject(new StoreUnavailableError());
+  }
+
   private async flush(group: string): Promise<void> {
     const batch = this.queues.get(group) ?? [];
     this.queues.delete(group);
+    if (batch.length === 0) return;
     this.running.add(group);
+    // From here the transaction's deadline governs them all: the earliest of theirs.
+    let deadline: number | undefined;
+    for (const item of batch) {
+      clearTimeout(item.timer);
+      if (item.deadline !== undefined) deadline = Math.min(deadline ?? Infinity, item.deadline);
+    }
     let outcomes: Outcome[] = [];
     let failure: { readonly error: unknown } | undefined;
     try {
@@ -91,7 +129,7 @@ export class Transactions<S> {
           }
         }
         if (!pending.empty) await settleCounters(this.engine.unit(session, new CounterDeltas(), NOTHING_PENDING), pending);
-      });
+      }, deadline);
     } catch (error) {
       failure = { error };
     } finally {

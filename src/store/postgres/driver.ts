@@ -1,5 +1,7 @@
 import postgres from "postgres";
+import { Deadline } from "./deadline.js";
 import { translate } from "./errors.js";
+import type { Sockets } from "./sockets.js";
 
 /**
  * The connection to PostgreSQL: the `postgres` package (porsager), whose pools
@@ -17,13 +19,36 @@ export type PgTransaction = postgres.TransactionSql<{ int8: number }>;
 export type Queryable = Pg | PgTransaction;
 export type Param = postgres.ParameterOrJSON<number>;
 
+/** What a pool does when the network to PostgreSQL fails. */
+export interface Outages {
+  /** Makes the pool's sockets, so that silent ones can be found and cut (sockets.ts). */
+  readonly sockets: Sockets;
+  /** BLOC_STORE_TIMEOUT_MS: also the longest a new connection may take to be ready. */
+  readonly timeoutMs: number;
+}
+
+/**
+ * The wait before a connection is opened again after one failed, in seconds, doubling
+ * with each failure in a row. The driver's own grows to 20 s, so that a store back
+ * after a few seconds' outage was used again only up to 20 s later.
+ */
+function reconnectDelay(failures: number): number {
+  return Math.min(0.05 * 2 ** failures, 1);
+}
+
 /**
  * A pool of `max` connections. `settings` are sent when each connection opens (as
  * `SET` would, but also on every connection the pool opens again later).
  */
-export function connect(url: string, max: number, settings: Readonly<Record<string, string>> = {}): Pg {
+export function connect(url: string, max: number, settings: Readonly<Record<string, string>> = {}, outages?: Outages): Pg {
   return postgres(url, {
     max,
+    ...(outages ? {
+      socket: (options: Parameters<Sockets["make"]>[0]) => outages.sockets.make(options),
+      // Whole seconds: a route that accepts and never answers fails the connection attempt by then.
+      connect_timeout: Math.max(1, Math.ceil(outages.timeoutMs / 1000)),
+      backoff: reconnectDelay,
+    } : {}),
     types: TYPES,
     // CREATE INDEX IF NOT EXISTS and friends announce what they skipped: nothing to act on.
     onnotice: () => undefined,
@@ -80,6 +105,11 @@ export interface Db {
 /** Statements on a pool, or on one transaction's connection. */
 export function onPool(pool: Queryable): Db {
   return { run: (text, params, options) => run(pool, text, params, options) };
+}
+
+/** Statements on a pool, each failing as the store being unavailable if unanswered after `timeoutMs` (deadline.ts). */
+export function onPoolWithin(pool: Queryable, timeoutMs: number, sockets: Sockets): Db {
+  return { run: (text, params, options) => Deadline.in(timeoutMs, sockets).run(() => run(pool, text, params, options)) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import postgres from "postgres";
-import { ConflictError, InvalidInputError, NotFoundError, ServiceError } from "../../domain/errors.js";
+import { ConflictError, InvalidInputError, NotFoundError, ServiceError, StoreUnavailableError } from "../../domain/errors.js";
 
 /** What the referenced tables hold, for "… does not exist". */
 const THINGS: Readonly<Record<string, string>> = {
@@ -7,13 +7,40 @@ const THINGS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * Errors of the connection rather than of a statement: the socket's own (refused, reset,
+ * unreachable, timed out), and the driver's (connection-closed, -ended and -destroyed,
+ * CONNECT_TIMEOUT: node_modules/postgres/src/connection.js and index.js).
+ */
+const CONNECTION_CODES = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "EHOSTDOWN", "ENETUNREACH",
+  "ENETDOWN", "ENOTFOUND", "EAI_AGAIN",
+  "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED", "CONNECT_TIMEOUT",
+]);
+
+/**
+ * PostgreSQL's own "not now" answers: 08… connection exceptions, 53300 too many
+ * connections, 57P01–57P03 a server shutting down, crashed or starting up.
+ */
+const SERVER_UNAVAILABLE = /^(08|53300$|57P0[123]$)/;
+
+/** Whether an error says the database cannot be reached now, rather than that a statement failed. */
+export function unavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  return error instanceof postgres.PostgresError ? SERVER_UNAVAILABLE.test(code) : CONNECTION_CODES.has(code);
+}
+
+/**
  * A driver error as the domain sees it, at the store's boundary: a taken key is a
  * conflict, a missing parent a not-found, text PostgreSQL cannot hold (U+0000) or
- * index is the client's input, not a server fault. Anything else stays as it is (a
- * server fault). Already translated errors pass through.
+ * index is the client's input, not a server fault; a database that cannot be reached is
+ * unavailable (503, try again). Anything else stays as it is (a server fault). Already
+ * translated errors pass through.
  */
 export function translate(error: unknown): unknown {
-  if (error instanceof ServiceError || !(error instanceof postgres.PostgresError)) return error;
+  if (error instanceof ServiceError) return error;
+  if (unavailable(error)) return new StoreUnavailableError(undefined, { cause: error });
+  if (!(error instanceof postgres.PostgresError)) return error;
   switch (error.code) {
     case "23505": // unique_violation
       return new ConflictError("already exists");

@@ -12,7 +12,9 @@ import { Transactions, type TransactionEngine } from "../transactions.js";
 import { bulkImport } from "./bulk-import.js";
 import { holdContent, releaseContent } from "./content.js";
 import * as copy from "./copy.js";
-import { connect, onPool, run, type Db, type Pg } from "./driver.js";
+import { Deadline } from "./deadline.js";
+import { connect, onPool, onPoolWithin, run, type Db, type Outages, type Pg } from "./driver.js";
+import { guardDriverFaults } from "./driver-fault.js";
 import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
 import * as events from "./events.js";
@@ -21,6 +23,7 @@ import { RateWindows } from "./rate-windows.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
 import { Session } from "./session.js";
+import { Sockets } from "./sockets.js";
 import { PgUnit } from "./unit.js";
 
 /**
@@ -69,22 +72,25 @@ export class PostgresStore extends BaseStore implements Store {
   private readonly meta: Db;
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly rateWindows: RateWindows;
+  /** Single statements on the pool, within the deadline when there is one. */
+  private readonly db: Db;
   /** The generation number last read, for loads to tell whether it moved while they ran. */
   private generation = -1;
 
   private constructor(
     private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number,
-    private readonly defaults: PgDurabilitySettings,
+    private readonly defaults: PgDurabilitySettings, private readonly outages: Outages | undefined,
   ) {
     super();
-    const meta = onPool(metaPool);
+    const meta = outages ? onPoolWithin(metaPool, outages.timeoutMs, outages.sockets) : onPool(metaPool);
     this.meta = meta;
     this.cache = new GenerationCache(async () => {
       const [row] = await meta.run<{ n: number }>("SELECT n FROM generation WHERE id = 1");
       this.generation = row!.n;
       return row!.n;
     });
-    const direct = onPool(pool);
+    const direct = outages ? onPoolWithin(pool, outages.timeoutMs, outages.sockets) : onPool(pool);
+    this.db = direct;
     this.direct = new PgReads(direct, { ...this.shared(), loadFrom: direct, bypass: () => false });
     this.transactions = new Transactions(this.engine());
     this.rateWindows = new RateWindows(direct);
@@ -95,15 +101,22 @@ export class PostgresStore extends BaseStore implements Store {
     return { cache: this.cache, meta: this.meta, loading: this.loading, generation: () => this.generation };
   }
 
-  /** Connects, brings the schema up to date (safely, if several processes start at once) and opens the store. */
-  static async open(url: string, poolSize: number): Promise<PostgresStore> {
+  /**
+   * Connects, brings the schema up to date (safely, if several processes start at once) and
+   * opens the store. With `timeoutMs` (BLOC_STORE_TIMEOUT_MS), each statement and
+   * transaction of a request fails as the store being unavailable once it has waited that
+   * long, and its connection is cut (deadline.ts); 0: no deadline.
+   */
+  static async open(url: string, poolSize: number, timeoutMs = 0): Promise<PostgresStore> {
+    guardDriverFaults();
+    const outages: Outages | undefined = timeoutMs > 0 ? { sockets: new Sockets(), timeoutMs } : undefined;
     // The meta pool only ever reads, so it needs no durability setting of its own.
-    const metaPool = connect(url, META_POOL);
+    const metaPool = connect(url, META_POOL, {}, outages);
     let pool: Pg | undefined;
     try {
       // What the server gives this role and database, read before the pool that writes is made (durability.ts).
       const defaults = await readDurability(onPool(metaPool));
-      const writer = connect(url, poolSize, needsSynchronousCommit(defaults) ? { synchronous_commit: "on" } : {});
+      const writer = connect(url, poolSize, needsSynchronousCommit(defaults) ? { synchronous_commit: "on" } : {}, outages);
       pool = writer;
       const version = await migrate(writer);
       // Every connection opened now, while nothing waits: the first requests would otherwise
@@ -112,7 +125,7 @@ export class PostgresStore extends BaseStore implements Store {
         ...Array.from({ length: poolSize }, () => writer.unsafe("SELECT 1")),
         ...Array.from({ length: META_POOL }, () => metaPool.unsafe("SELECT 1")),
       ]);
-      return new PostgresStore(writer, metaPool, version, defaults);
+      return new PostgresStore(writer, metaPool, version, defaults, outages);
     } catch (error) {
       await Promise.all([pool?.end(), metaPool.end()]);
       throw unreachable(error) ?? translate(error);
@@ -121,7 +134,7 @@ export class PostgresStore extends BaseStore implements Store {
 
   private engine(): TransactionEngine<Session> {
     return {
-      transaction: async <T>(work: (session: Session) => Promise<T>): Promise<T> => {
+      transaction: async <T>(work: (session: Session) => Promise<T>, deadline?: number): Promise<T> => {
         let wroteConfig = false;
         try {
           const result = await Session.run(this.pool, async (session) => {
@@ -130,7 +143,7 @@ export class PostgresStore extends BaseStore implements Store {
             } finally {
               wroteConfig = session.wroteConfig;
             }
-          });
+          }, this.deadlineAt(deadline));
           // Committed: readers in this turn of the event loop must look at the generation again.
           if (wroteConfig) this.cache.changed();
           return result;
@@ -146,30 +159,39 @@ export class PostgresStore extends BaseStore implements Store {
     };
   }
 
+  private deadlineAt(at: number | undefined): Deadline {
+    return at === undefined || !this.outages ? Deadline.NONE : Deadline.at(at, this.outages.timeoutMs, this.outages.sockets);
+  }
+
+  /** `work` within the deadline, when there is one: for work whose statements the driver sends itself (sql.begin). */
+  private within<T>(work: () => Promise<T>): Promise<T> {
+    return this.outages ? Deadline.in(this.outages.timeoutMs, this.outages.sockets).run(work) : work();
+  }
+
   transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
-    return this.transactions.run(work, options);
+    return this.transactions.run(work, { ...options, deadline: this.outages ? performance.now() + this.outages.timeoutMs : undefined });
   }
 
   /** One REPEATABLE READ, READ ONLY transaction: every read inside sees the same committed state. */
   async snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T> {
     try {
-      return await this.pool.begin("isolation level repeatable read read only", (sql) =>
-        work(new PgReads(onPool(sql), { ...this.shared(), bypass: () => false }))) as T;
+      return await this.within(() => this.pool.begin("isolation level repeatable read read only", (sql) =>
+        work(new PgReads(onPool(sql), { ...this.shared(), bypass: () => false }))) as Promise<T>);
     } catch (error) {
       throw translate(error);
     }
   }
 
   holdContent(sha256: string, createdAt: string): Promise<string> {
-    return holdContent(this.pool, sha256, createdAt);
+    return this.within(() => holdContent(this.pool, sha256, createdAt));
   }
 
   releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
-    return releaseContent(this.pool, hold, sha256, remove);
+    return this.within(() => releaseContent(this.pool, hold, sha256, remove));
   }
 
   purgeIdempotencyKeys(before: number): Promise<number> {
-    return purgeIdempotencyKeys(onPool(this.pool), before);
+    return purgeIdempotencyKeys(this.db, before);
   }
 
   countRequest(tokenId: string, window: number): Promise<number> {
@@ -231,80 +253,80 @@ export class PostgresStore extends BaseStore implements Store {
    * unreachable.
    */
   async listUsers(): Promise<User[]> {
-    return (await onPool(this.pool).run<UserRow>("SELECT id, name, role, profile FROM users ORDER BY id")).map(toUser);
+    return (await this.db.run<UserRow>("SELECT id, name, role, profile FROM users ORDER BY id")).map(toUser);
   }
 
   async listTokens(userId: string): Promise<TokenInfo[]> {
-    const rows = await onPool(this.pool).run<TokenInfoRow>(
+    const rows = await this.db.run<TokenInfoRow>(
       `SELECT ${TOKEN_INFO_COLUMNS} FROM tokens WHERE user_id = $1::bigint ORDER BY created_at, id`, [internalId(userId)]);
     return rows.map(toTokenInfo);
   }
 
   async noteTokenUse(tokenId: string, at: string): Promise<void> {
-    await onPool(this.pool).run(
+    await this.db.run(
       "UPDATE tokens SET last_used_at = $1::text WHERE id = $2::text AND (last_used_at IS NULL OR last_used_at < $1::text)", [at, tokenId]);
   }
 
   async eventIdKey(): Promise<string> {
-    const [row] = await onPool(this.pool).run<{ value: string }>("SELECT value FROM instance_keys WHERE name = 'event-ids'");
+    const [row] = await this.db.run<{ value: string }>("SELECT value FROM instance_keys WHERE name = 'event-ids'");
     return row!.value;
   }
 
   lastEventSeq(blocId: string): Promise<number> {
-    return events.lastEventSeq(onPool(this.pool), blocId);
+    return events.lastEventSeq(this.db, blocId);
   }
 
   eventsAfter(blocId: string, afterSeq: number, limit: number, maxBytes: number): Promise<StoredEvent[]> {
-    return events.eventsAfter(onPool(this.pool), blocId, afterSeq, limit, maxBytes);
+    return events.eventsAfter(this.db, blocId, afterSeq, limit, maxBytes);
   }
 
   findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined> {
-    return events.findEvent(onPool(this.pool), blocId, seq);
+    return events.findEvent(this.db, blocId, seq);
   }
 
   listWebhooks(): Promise<Webhook[]> {
-    return events.listWebhooks(onPool(this.pool));
+    return events.listWebhooks(this.db);
   }
 
   findWebhook(id: string): Promise<Webhook | undefined> {
-    return events.findWebhook(onPool(this.pool), id);
+    return events.findWebhook(this.db, id);
   }
 
   deleteWebhook(id: string): Promise<boolean> {
-    return events.deleteWebhook(onPool(this.pool), id);
+    return events.deleteWebhook(this.db, id);
   }
 
   listDeliveries(webhookId: string, limit: number, beforeId?: number): Promise<Delivery[]> {
-    return events.listDeliveries(onPool(this.pool), webhookId, limit, beforeId);
+    return events.listDeliveries(this.db, webhookId, limit, beforeId);
   }
 
   findDelivery(webhookId: string, id: number): Promise<Delivery | undefined> {
-    return events.findDelivery(onPool(this.pool), webhookId, id);
+    return events.findDelivery(this.db, webhookId, id);
   }
 
   addDeliveries(deliveries: readonly NewDelivery[]): Promise<number> {
-    return events.addDeliveries(onPool(this.pool), deliveries);
+    return events.addDeliveries(this.db, deliveries);
   }
 
   claimLanes(owner: string, nowMs: number, leaseUntilMs: number, limit: number, busy: readonly string[]): Promise<Lane[]> {
-    return events.claimLanes(onPool(this.pool), owner, nowMs, leaseUntilMs, limit, busy);
+    return events.claimLanes(this.db, owner, nowMs, leaseUntilMs, limit, busy);
   }
 
   saveLane(owner: string, webhookId: string, blocId: string, progress: LaneProgress, deliveries: readonly NewDelivery[],
     leaseUntilMs: number): Promise<boolean> {
-    return events.saveLane(onPool(this.pool), owner, webhookId, blocId, progress, deliveries, leaseUntilMs);
+    return events.saveLane(this.db, owner, webhookId, blocId, progress, deliveries, leaseUntilMs);
   }
 
   retryLaneNow(webhookId: string, blocId: string): Promise<void> {
-    return events.retryLaneNow(onPool(this.pool), webhookId, blocId);
+    return events.retryLaneNow(this.db, webhookId, blocId);
   }
 
   pruneEvents(beforeMs: number, limit: number): Promise<number> {
-    return events.pruneEvents(onPool(this.pool), beforeMs, limit);
+    return events.pruneEvents(this.db, beforeMs, limit);
   }
 
   pruneDeliveries(keep: number, limit: number): Promise<number> {
-    return events.pruneDeliveries(onPool(this.pool), keep, limit);
+    return events.pruneDeliveries(this.db, keep, limit);
   }
 
   async ping(): Promise<void> {

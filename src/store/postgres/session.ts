@@ -1,5 +1,19 @@
+import { StoreUnavailableError } from "../../domain/errors.js";
+import { Deadline } from "./deadline.js";
 import { lockUntilCommit, run, type Db, type Param, type Pg, type RunOptions } from "./driver.js";
-import { translate } from "./errors.js";
+import { translate, unavailable } from "./errors.js";
+
+/**
+ * The driver's connection object behind a reserved connection, as its query option
+ * `onexecute` hands it over (node_modules/postgres/src/connection.js, execute): what a
+ * transaction needs to cut its connection, and to learn that the connection closed.
+ */
+type Reserved = Awaited<ReturnType<Pg["reserve"]>>;
+
+interface RawConnection {
+  terminate(): void;
+  onclose: ((error: unknown) => void) | null;
+}
 
 /**
  * One write transaction, on a connection reserved for it. BEGIN, COMMIT and the
@@ -11,6 +25,13 @@ import { translate } from "./errors.js";
  * transaction, outside units) even if the code that sent it went on, since PostgreSQL
  * refuses everything after it until a rollback; and a COMMIT that PostgreSQL answers
  * with ROLLBACK is a failure, never a success.
+ *
+ * A connection that was lost (reset, closed, cut at the deadline) is never written to or
+ * released again: the driver has already put it back among its closed connections, and
+ * a write on it, or its release into the open ones, would throw from a timer and kill
+ * the process (porsager/postgres#1154, #1208), or send this transaction's statements
+ * on a connection the pool has since reopened for another. PostgreSQL rolls back what
+ * it held.
  */
 export class Session {
   /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
@@ -25,34 +46,91 @@ export class Session {
 
   /** The reserved connection, for what goes around statements (a COPY). */
   readonly connection: Pg;
+  /** The driver's connection, once BEGIN was handed to it. */
+  private raw: RawConnection | undefined;
+  /** The connection closed, failed as a connection, or was cut: nothing more may go on it. */
+  private lost = false;
 
-  private constructor(conn: Pg) {
+  private constructor(private readonly reserved: Reserved) {
+    const conn: Pg = reserved;
     this.connection = conn;
     const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
-      const sent = run<T>(conn, text, params, options);
-      sent.catch((error: unknown) => { this.failure ??= error; });
+      const sent = this.lost ? Promise.reject(new StoreUnavailableError()) : run<T>(conn, text, params, options);
+      sent.catch((error: unknown) => {
+        this.failure ??= error;
+        if (unavailable(error) || error instanceof StoreUnavailableError) this.lost = true;
+      });
       return sent;
     };
     this.db = { run: send };
   }
 
-  /** Runs `work` in a READ COMMITTED transaction on a connection of the pool; commits, or rolls back and rethrows. */
-  static async run<T>(pool: Pg, work: (session: Session) => Promise<T>): Promise<T> {
-    const conn = await pool.reserve();
-    const session = new Session(conn);
+  /**
+   * Runs `work` in a READ COMMITTED transaction on a connection of the pool; commits, or
+   * rolls back and rethrows. Past `deadline` it fails as the store being unavailable and
+   * its connection is cut, so that it can never commit afterwards (a COMMIT already sent
+   * may still have committed: the client cannot know, and Idempotency-Key makes its retry safe).
+   */
+  static async run<T>(pool: Pg, work: (session: Session) => Promise<T>, deadline = Deadline.NONE): Promise<T> {
+    let session: Session | undefined;
+    let abandoned = false;
+    return deadline.run(async () => {
+      const conn = await pool.reserve();
+      // The deadline passed while every connection was taken; this one is sound and goes back.
+      if (abandoned) {
+        conn.release();
+        throw new StoreUnavailableError();
+      }
+      session = new Session(conn);
+      return session.complete(work);
+    }, () => {
+      abandoned = true;
+      session?.cut();
+    });
+  }
+
+  private async complete<T>(work: (session: Session) => Promise<T>): Promise<T> {
+    let sound = false;
     try {
-      session.send("BEGIN ISOLATION LEVEL READ COMMITTED");
-      const result = await work(session);
-      if (session.failure !== undefined) throw session.failure;
-      const committed = await conn.unsafe("COMMIT");
+      this.begin();
+      const result = await work(this);
+      if (this.failure !== undefined) throw this.failure;
+      // Checked before COMMIT is sent: on a lost connection it would go nowhere, or to another's.
+      if (this.lost) throw new StoreUnavailableError();
+      const committed = await this.connection.unsafe("COMMIT");
+      sound = true;
       if (committed.command !== "COMMIT") throw new Error(`COMMIT was answered ${committed.command}: the transaction was rolled back`);
       return result;
     } catch (error) {
-      await conn.unsafe("ROLLBACK").catch(() => undefined);
+      if (!this.lost) sound = await this.db.run("ROLLBACK").then(() => !this.lost, () => false);
       throw translate(error);
     } finally {
-      conn.release();
+      if (sound && !this.lost) {
+        if (this.raw) this.raw.onclose = null;
+        this.reserved.release();
+      }
     }
+  }
+
+  /** BEGIN, sent ahead of the first statements; the driver hands over its connection as it takes it. */
+  private begin(): void {
+    const onexecute = (raw: RawConnection): true => {
+      this.raw = raw;
+      // Told when it closes, even between statements, when no statement of ours would fail.
+      raw.onclose = () => { this.lost = true; };
+      return true;
+    };
+    this.connection.unsafe("BEGIN ISOLATION LEVEL READ COMMITTED", [], { onexecute } as never).then(() => undefined, (error: unknown) => {
+      this.failure ??= error;
+      this.lost = true;
+    });
+  }
+
+  /** The deadline passed: the connection is ended (PostgreSQL rolls back) and nothing more is sent on it. */
+  private cut(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.raw?.terminate();
   }
 
   /**
