@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { testEngine } from "./support/database.js";
-import { CLI_ENTRY, SERVER_ENTRY, startProcess } from "./support/process.js";
+import { SERVER_ENTRY, startProcess } from "./support/process.js";
 
 /*
  * The README's examples, run as a new user runs them: every ```sh block, in the order the
@@ -19,10 +19,11 @@ import { CLI_ENTRY, SERVER_ENTRY, startProcess } from "./support/process.js";
  *
  * Substitutions, and only these: `localhost:8080` becomes the test server's address and
  * port 8081 (a second server some examples start) a free port (either may be taken here);
- * `npx bloc-data` and `npm start` run the checkout's compiled CLI and server (npm and npx
- * would resolve them from the checkout's package.json, which the fresh folder lacks). For
- * the same reason the folder gets node_modules/bloc-data-service linked to the checkout, as
- * `npm install <checkout>` would, so that `import "bloc-data-service/client"` resolves.
+ * `npm start` runs the checkout's compiled server (npm would resolve it from the checkout's
+ * package.json, which the fresh folder lacks), and the folder gets the checkout's
+ * `./bloc-data` script linked in. For the same reason the folder gets
+ * node_modules/bloc-data-service linked to the checkout, as `npm install <checkout>` would,
+ * so that `import "bloc-data-service/client"` resolves.
  */
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -78,6 +79,8 @@ test("the README's examples run as written, in order, on a fresh store", {
   const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-readme-"));
   await fs.mkdir(path.join(cwd, "node_modules"));
   await fs.symlink(root, path.join(cwd, "node_modules", "bloc-data-service"), "dir");
+  // The README's `./bloc-data` is the checkout's own script, linked here as it is.
+  await fs.symlink(path.join(root, "bloc-data"), path.join(cwd, "bloc-data"));
   // No DATABASE_URL: the server and the README's CLI commands share ./data/bloc.db in cwd.
   const server = await startProcess({}, cwd);
   try {
@@ -87,7 +90,6 @@ test("the README's examples run as written, in order, on a fresh store", {
       "set -euo pipefail",
       // A server an example starts in the background must not outlive the examples.
       "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT",
-      `npx() { if [ "$1" = bloc-data ]; then shift; node ${JSON.stringify(CLI_ENTRY)} "$@"; else command npx "$@"; fi; }`,
       // exec, as the start script does: a server started with `npm start &` is then the background job itself, so `kill $!` stops it.
       `npm() { if [ "$1" = start ]; then exec node ${JSON.stringify(SERVER_ENTRY)}; else command npm "$@"; fi; }`,
       ...blocks.map((block) => [
