@@ -1,8 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { openStoreAt } from "../src/cli/copy.js";
-import { importRecords } from "../src/domain/record-writes.js";
+import { seedArchive } from "./support/archive.js";
 import { testEngine } from "./support/database.js";
 import { call } from "./support/http.js";
 import { holdReport, holdUpload, untilRefused, type HeldUpload } from "./support/in-flight.js";
@@ -43,18 +42,7 @@ async function prepare(name: string, extraEnv: Record<string, string> = {}): Pro
     });
     assert.equal(bloc.status, 201, bloc.text);
   }
-  // The child resolves a relative SQLite path against its cwd; this process must open the same file.
-  const store = await openStoreAt(workspace.databaseUrl.replace(/^sqlite:\.\//, `sqlite:${workspace.cwd}/`));
-  try {
-    for (let from = 0; from < REPORT_RECORDS; from += 2_000) {
-      await store.transaction((tx) => importRecords(tx, Array.from({ length: 2_000 }, (_, i) => ({
-        blocId: "archive", createdAt: "2026-01-01 00:00:00", userId: "1", submittedStatus: 1, jobId: null,
-        values: { field_1: `seed-${from + i}`, field_2: REPORT_VALUE },
-      }))));
-    }
-  } finally {
-    await store.close();
-  }
+  await seedArchive(workspace, REPORT_RECORDS, REPORT_VALUE);
   return { workspace, env, blocId: "scans", archiveId: "archive", server };
 }
 

@@ -1,8 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
-import { openStoreAt } from "../src/cli/copy.js";
-import { importRecords } from "../src/domain/record-writes.js";
+import { seedArchive } from "./support/archive.js";
 import { testEngine } from "./support/database.js";
 import { call } from "./support/http.js";
 import { holdReport, holdUpload, untilRefused } from "./support/in-flight.js";
@@ -25,21 +24,6 @@ const READERS = 2;
 /** The slack the promise allows between the last answer and the exit (store closed, process gone). */
 const EXIT_WITHIN_MS = 2_000;
 
-async function seedArchive(databaseUrl: string, cwd: string): Promise<void> {
-  // The child resolves a relative SQLite path against its cwd; this process must open the same file.
-  const store = await openStoreAt(databaseUrl.replace(/^sqlite:\.\//, `sqlite:${cwd}/`));
-  try {
-    for (let from = 0; from < REPORT_RECORDS; from += 2_000) {
-      await store.transaction((tx) => importRecords(tx, Array.from({ length: 2_000 }, (_, i) => ({
-        blocId: "archive", createdAt: "2026-01-01 00:00:00", userId: "1", submittedStatus: 1, jobId: null,
-        values: { field_1: `seed-${from + i}`, field_2: REPORT_VALUE },
-      }))));
-    }
-  } finally {
-    await store.close();
-  }
-}
-
 for (const workers of [1, 2]) {
   const label = workers === 1 ? "one process" : `WORKERS=${workers}`;
   test(`${label}: with keep-alive clients, the stop ends within ${EXIT_WITHIN_MS / 1000} s of the last answer, not at the time limit (${testEngine()})`, { timeout: 180_000 }, async () => {
@@ -55,7 +39,7 @@ for (const workers of [1, 2]) {
         });
         assert.equal(bloc.status, 201, bloc.text);
       }
-      await seedArchive(workspace.databaseUrl, workspace.cwd);
+      await seedArchive(workspace, REPORT_RECORDS, REPORT_VALUE);
 
       let stopping = false;
       let lastAnswerAt = 0;
