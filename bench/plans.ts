@@ -1,6 +1,7 @@
 import { connect, type Db, type Param } from "../src/store/postgres/driver.js";
 import * as counters from "../src/store/postgres/counters.js";
 import { findRecords, listRecords, listRows } from "../src/store/postgres/record-reads.js";
+import type { PlanNode } from "../test/support/plan-node.js";
 
 /*
  * The plans of the statements page 1, windows, searches and writes rely on, on a
@@ -10,16 +11,6 @@ import { findRecords, listRecords, listRows } from "../src/store/postgres/record
  * (docs/performance.md, "Plans PostgreSQL relies on").
  */
 
-interface PlanNode {
-  readonly "Node Type": string;
-  readonly "Relation Name"?: string;
-  readonly "Index Name"?: string;
-  readonly "Actual Rows": number;
-  readonly "Actual Loops": number;
-  readonly "Shared Hit Blocks": number;
-  readonly "Shared Read Blocks": number;
-  readonly Plans?: readonly PlanNode[];
-}
 
 const url = process.argv[2];
 if (!url) throw new Error("usage: node dist/bench/plans.js <DATABASE_URL of a seeded bench database>");
@@ -41,7 +32,7 @@ async function explain(label: string, send: (db: Db) => Promise<unknown>): Promi
   const reads = nodes.filter((n) => n["Relation Name"]).map((n) =>
     `${n["Node Type"]}${index(n)}${bitmaps(n)} on ${n["Relation Name"]} ` +
     `(${(n["Actual Rows"] * n["Actual Loops"]).toLocaleString("en")} rows)`);
-  const buffers = result.Plan["Shared Hit Blocks"] + result.Plan["Shared Read Blocks"];
+  const buffers = (result.Plan["Shared Hit Blocks"] ?? 0) + (result.Plan["Shared Read Blocks"] ?? 0);
   process.stdout.write(`| ${label} | ${reads.join("; ")} | ${buffers} | ${result["Execution Time"].toFixed(2)} ms |\n`);
 }
 

@@ -8,6 +8,7 @@ import type { NewRecord } from "../src/store/store.js";
 import * as counters from "../src/store/postgres/counters.js";
 import { connect, type Db, type Param, type Pg } from "../src/store/postgres/driver.js";
 import { listRecords, listRows } from "../src/store/postgres/record-reads.js";
+import type { PlanNode } from "./support/plan-node.js";
 import { startServer, type TestServer } from "./support/server.js";
 import { testEngine } from "./support/database.js";
 
@@ -41,14 +42,6 @@ function catching(): { db: Db; sent: { text: string; params: readonly Param[] }[
   };
 }
 
-interface PlanNode {
-  readonly "Node Type": string;
-  readonly "Relation Name"?: string;
-  readonly "Index Name"?: string;
-  readonly "Actual Rows": number;
-  readonly "Actual Loops": number;
-  readonly Plans?: readonly PlanNode[];
-}
 
 /** Rows a step of a plan handled, over all its loops. */
 function rows(node: PlanNode): number {
