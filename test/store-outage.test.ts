@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { StoreUnavailableError } from "../src/domain/errors.js";
+import { connect } from "../src/store/postgres/driver.js";
 import { translate as translateSqlite } from "../src/store/sqlite/errors.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
@@ -24,6 +25,8 @@ const PG_ONLY = onPostgres ? false : "PostgreSQL only: a network between the ser
 
 interface Service {
   readonly running: Running;
+  /** The database itself, not through the proxy. */
+  readonly databaseUrl: string;
   readonly proxy: TcpProxy;
   readonly admin: string;
   readonly blocId: string;
@@ -43,7 +46,7 @@ async function startBehindProxy(name: string, env: Record<string, string> = {}, 
     assert.equal(bloc.status, 201, bloc.text);
     const started = running;
     return {
-      running: started, proxy, admin, blocId: bloc.json.id as string,
+      running: started, databaseUrl: workspace.databaseUrl, proxy, admin, blocId: bloc.json.id as string,
       async stop() {
         await proxy.set("up");
         await started.stop();
@@ -134,6 +137,51 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
       .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1).sort();
     assert.deepEqual(parts, ["after", "before"], "nothing answered 503 was written");
   } finally {
+    await service.stop();
+  }
+});
+
+test("a transaction cut off by a partition PostgreSQL never noticed does not keep its bloc's lock: its session is ended once the server is back", { skip: PG_ONLY, timeout: 120_000 }, async () => {
+  const service = await startBehindProxy("outage-orphan", { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
+  const { running, admin, blocId } = service;
+  const direct = connect(service.databaseUrl, 1);
+  let part = 0;
+  const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
+    token: admin, json: { scanStationID: blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
+  });
+  // Sessions of the service that hold a bloc's lock in a transaction PostgreSQL still thinks open.
+  const lockHolders = async (): Promise<number[]> => (await direct.unsafe(`SELECT DISTINCT a.pid FROM pg_stat_activity a
+    JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
+    WHERE a.application_name = 'bloc-data' AND a.state LIKE 'idle in transaction%'`)).map((row) => Number(row.pid));
+  try {
+    assert.equal((await add()).status, 200);
+    // A stream of adds, cut off by a black hole mid-transaction: tried until one holds the lock at the cut.
+    let orphans: number[] = [];
+    for (let attempt = 0; attempt < 8 && orphans.length === 0; attempt += 1) {
+      let adding = true;
+      const writers = Array.from({ length: 6 }, async () => { while (adding) await add(); });
+      await new Promise((resolve) => setTimeout(resolve, 150 + attempt * 37));
+      await service.proxy.set("black-hole");
+      adding = false;
+      await Promise.all(writers);
+      orphans = await lockHolders();
+      // Back up without telling PostgreSQL anything of the swallowed connections.
+      await service.proxy.set("up", { keepSwallowed: true });
+      if (orphans.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.ok(orphans.length > 0, "a black hole caught a transaction holding its bloc's lock");
+    // The service ends the session it lost, so the lock is free and adds succeed again.
+    const back = performance.now();
+    let again = await add();
+    while (again.status !== 200 && performance.now() - back < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      again = await add();
+    }
+    assert.equal(again.status, 200, `adds to the bloc succeed again: ${again.text}`);
+    assert.ok(performance.now() - back < 6_000, `within 5 s or so of the server's return (${Math.round(performance.now() - back)} ms)`);
+    assert.deepEqual((await lockHolders()).filter((pid) => orphans.includes(pid)), [], "the orphaned sessions are gone");
+  } finally {
+    await direct.end();
     await service.stop();
   }
 });

@@ -11,6 +11,8 @@ import net from "node:net";
  * Going back up resets every connection the black hole swallowed: bytes were dropped,
  * so neither end could make sense of what follows, and PostgreSQL then rolls back
  * whatever those connections left open (as it would when a partition's TCP gives up).
+ * Or, with `keepSwallowed`, it does not: PostgreSQL's side of them stays open and silent
+ * until the proxy closes, as after a partition no reset ever crossed.
  */
 export type ProxyMode = "up" | "cut" | "black-hole";
 
@@ -52,7 +54,7 @@ export class TcpProxy {
     return this.mode;
   }
 
-  async set(mode: ProxyMode): Promise<void> {
+  async set(mode: ProxyMode, options: { readonly keepSwallowed?: boolean } = {}): Promise<void> {
     if (mode === this.mode) return;
     const was = this.mode;
     this.mode = mode;
@@ -65,7 +67,7 @@ export class TcpProxy {
       for (const pair of this.pairs) pair.holed = true;
       return;
     }
-    for (const pair of this.pairs) if (pair.holed) this.reset(pair);
+    if (!options.keepSwallowed) for (const pair of this.pairs) if (pair.holed) this.reset(pair);
     if (was === "cut") {
       this.server = net.createServer((client) => this.accept(client));
       await listen(this.server, this.port);

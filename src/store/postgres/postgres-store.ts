@@ -22,6 +22,7 @@ import { purgeIdempotencyKeys } from "./idempotency.js";
 import { RateWindows } from "./rate-windows.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
+import { Orphans } from "./orphans.js";
 import { Session } from "./session.js";
 import { Sockets } from "./sockets.js";
 import { PgUnit } from "./unit.js";
@@ -76,6 +77,8 @@ export class PostgresStore extends BaseStore implements Store {
   private readonly db: Db;
   /** The generation number last read, for loads to tell whether it moved while they ran. */
   private generation = -1;
+  /** Server sessions of transactions whose connection was lost, ended once the server is reachable. */
+  private readonly orphans: Orphans | undefined;
 
   private constructor(
     private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number,
@@ -84,6 +87,7 @@ export class PostgresStore extends BaseStore implements Store {
     super();
     const meta = outages ? onPoolWithin(metaPool, outages.timeoutMs, outages.sockets) : onPool(metaPool);
     this.meta = meta;
+    this.orphans = outages ? new Orphans(meta) : undefined;
     this.cache = new GenerationCache(async () => {
       const [row] = await meta.run<{ n: number }>("SELECT n FROM generation WHERE id = 1");
       this.generation = row!.n;
@@ -143,7 +147,7 @@ export class PostgresStore extends BaseStore implements Store {
             } finally {
               wroteConfig = session.wroteConfig;
             }
-          }, this.deadlineAt(deadline));
+          }, this.deadlineAt(deadline), this.orphans);
           // Committed: readers in this turn of the event loop must look at the generation again.
           if (wroteConfig) this.cache.changed();
           return result;
@@ -346,6 +350,7 @@ export class PostgresStore extends BaseStore implements Store {
     // reserve their connection) never exited. Nothing runs by now (close comes after the
     // requests have drained), so a connection still open after END_TIMEOUT_S is idle and
     // may be cut.
+    this.orphans?.stop();
     await Promise.all([this.pool.end({ timeout: END_TIMEOUT_S }), this.metaPool.end({ timeout: END_TIMEOUT_S })]);
   }
 }

@@ -2,6 +2,7 @@ import { StoreUnavailableError } from "../../domain/errors.js";
 import { Deadline } from "./deadline.js";
 import { lockUntilCommit, run, type Db, type Param, type Pg, type RunOptions } from "./driver.js";
 import { translate, unavailable } from "./errors.js";
+import type { Orphans } from "./orphans.js";
 
 /**
  * The driver's connection object behind a reserved connection, as its query option
@@ -50,15 +51,17 @@ export class Session {
   private raw: RawConnection | undefined;
   /** The connection closed, failed as a connection, or was cut: nothing more may go on it. */
   private lost = false;
+  /** The server session's pid, from BEGIN's execution: what ends it if this connection is lost (orphans.ts). */
+  private pid: number | null = null;
 
-  private constructor(private readonly reserved: Reserved) {
+  private constructor(private readonly reserved: Reserved, private readonly orphans: Orphans | undefined) {
     const conn: Pg = reserved;
     this.connection = conn;
     const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
       const sent = this.lost ? Promise.reject(new StoreUnavailableError()) : run<T>(conn, text, params, options);
       sent.catch((error: unknown) => {
         this.failure ??= error;
-        if (unavailable(error) || error instanceof StoreUnavailableError) this.lost = true;
+        if (unavailable(error) || error instanceof StoreUnavailableError) this.loseConnection();
       });
       return sent;
     };
@@ -71,7 +74,7 @@ export class Session {
    * its connection is cut, so that it can never commit afterwards (a COMMIT already sent
    * may still have committed: the client cannot know, and Idempotency-Key makes its retry safe).
    */
-  static async run<T>(pool: Pg, work: (session: Session) => Promise<T>, deadline = Deadline.NONE): Promise<T> {
+  static async run<T>(pool: Pg, work: (session: Session) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans): Promise<T> {
     let session: Session | undefined;
     let abandoned = false;
     return deadline.run(async () => {
@@ -81,7 +84,7 @@ export class Session {
         conn.release();
         throw new StoreUnavailableError();
       }
-      session = new Session(conn);
+      session = new Session(conn, orphans);
       return session.complete(work);
     }, () => {
       abandoned = true;
@@ -116,21 +119,32 @@ export class Session {
   private begin(): void {
     const onexecute = (raw: RawConnection): true => {
       this.raw = raw;
+      // The driver sets the query's state (its connection's pid and key) just before this call.
+      this.pid = begin.state?.pid ?? null;
       // Told when it closes, even between statements, when no statement of ours would fail.
-      raw.onclose = () => { this.lost = true; };
+      raw.onclose = () => this.loseConnection();
       return true;
     };
-    this.connection.unsafe("BEGIN ISOLATION LEVEL READ COMMITTED", [], { onexecute } as never).then(() => undefined, (error: unknown) => {
+    const begin = this.connection.unsafe("BEGIN ISOLATION LEVEL READ COMMITTED", [], { onexecute } as never) as
+      Promise<unknown> & { state?: { pid: number | null } };
+    begin.then(() => undefined, (error: unknown) => {
       this.failure ??= error;
-      this.lost = true;
+      this.loseConnection();
     });
   }
 
   /** The deadline passed: the connection is ended (PostgreSQL rolls back) and nothing more is sent on it. */
   private cut(): void {
     if (this.lost) return;
-    this.lost = true;
+    this.loseConnection();
     this.raw?.terminate();
+  }
+
+  /** Nothing more goes on the connection; its server session, if it outlives it, is ended from another (orphans.ts). */
+  private loseConnection(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.orphans?.add(this.pid);
   }
 
   /**
