@@ -11,7 +11,7 @@ import { translate as translateSqlite } from "../src/store/sqlite/errors.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
 import { freshWorkspace, SERVER_ENTRY, startProcess, type Running } from "./support/process.js";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { TcpProxy } from "./support/tcp-proxy.js";
 
 /**
@@ -374,3 +374,51 @@ function catchError(work: () => unknown): unknown {
   }
   assert.fail("expected an error");
 }
+
+/** Sets or clears the immutable attribute, which stops even root's writes; false where the file system has none. */
+function immutable(files: readonly string[], on: boolean): boolean {
+  const run = spawnSync("chattr", [on ? "+i" : "-i", ...files], { encoding: "utf8" });
+  return run.status === 0;
+}
+
+test("SQLite over HTTP: a database that cannot be written answers 503 with Retry-After, loses nothing, and writes again once it can", {
+  skip: testEngine() === "sqlite" ? false : "SQLite only",
+}, async (t) => {
+  const workspace = await freshWorkspace("outage-sqlite-disk");
+  const file = workspace.databaseUrl.replace(/^sqlite:/, "");
+  const admin = `disk-admin-${crypto.randomBytes(12).toString("hex")}`;
+  const running = await startProcess({ DATABASE_URL: workspace.databaseUrl, BLOC_ADMIN_TOKEN: admin }, workspace.cwd);
+  // Not the -shm file: SQLite maps it, and a map that cannot be written is a bus error, not a disk's refusal.
+  const files = [file, `${file}-wal`];
+  try {
+    const bloc = await call(running.url, "POST", "/api/admin/blocs", { token: admin, json: { name: "Disk", fields: [{ name: "Part" }] } });
+    assert.equal(bloc.status, 201, bloc.text);
+    const blocId = bloc.json.id as string;
+    const add = (part: string): Promise<Reply> => call(running.url, "POST", "/api/add-data", { token: admin, json: { scanStationID: blocId, dataToAdd: { field_1: part } } });
+    assert.equal((await add("before")).status, 200);
+    if (!immutable(files, true)) {
+      t.skip("chattr +i is not available on this file system (or to this user): nothing here refuses root's writes");
+      return;
+    }
+    try {
+      // Root ignores file modes; the immutable attribute refuses its writes as a full or read-only disk would.
+      assertUnavailable(await add("during"), "error", "add-data on a database that cannot be written");
+      assertUnavailable(await call(running.url, "POST", "/api/update-records-by-matching-values", {
+        token: admin, json: { blocId, fieldsToUpdate: { field_1: "changed" }, searchItems: { field_1: "before" } },
+      }), "message", "update-records on a database that cannot be written");
+    } finally {
+      immutable(files, false);
+    }
+    const again = await add("after");
+    assert.equal(again.status, 200, `writes again once the database can be written: ${again.text}`);
+    const read = await call(running.url, "GET", "/api/get-data", { token: admin, json: { blocId, resultLimit: 10 } });
+    assert.equal(read.status, 200, read.text);
+    const parts = Object.entries(read.json.data as Record<string, Record<string, string>>)
+      .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1).sort();
+    assert.deepEqual(parts, ["after", "before"], "the refused writes wrote nothing, and nothing acknowledged was lost");
+  } finally {
+    immutable(files, false);
+    await running.stop();
+    await workspace.remove();
+  }
+});
