@@ -4,6 +4,7 @@ import type { Config } from "./config.js";
 import { serveClusterMetrics } from "./metrics/cluster-metrics.js";
 import { openContext, warnOfWeakDurability } from "./open-context.js";
 import { listenFailure } from "./start-up-errors.js";
+import { whenStoreReachable } from "./wait-for-store.js";
 
 /**
  * WORKERS=N: N server processes on one port (node:cluster). The primary serves no
@@ -61,7 +62,7 @@ function probePort(host: string, port: number): Promise<number> {
 export async function runPrimary(config: Config): Promise<void> {
   // Migrations and the admin token run once, here, before any worker opens the store:
   // workers starting together would otherwise race to create the admin.
-  const ctx = await openContext(config);
+  const ctx = await whenStoreReachable(() => openContext(config), log);
   await warnOfWeakDurability(ctx.store);
   await ctx.store.close();
 

@@ -6,11 +6,16 @@ import { buildApp } from "./http/app.js";
 import { openContext, warnOfWeakDurability } from "./open-context.js";
 import { stopGracefully } from "./shutdown.js";
 import { listenFailure } from "./start-up-errors.js";
+import { whenStoreReachable } from "./wait-for-store.js";
+
+function say(line: string): void {
+  process.stderr.write(`bloc-data-service: ${line}\n`);
+}
 
 async function main(): Promise<void> {
   const config = readConfig();
   if (config.workers > 1 && cluster.isPrimary) return runPrimary(config);
-  const ctx = await openContext(config);
+  const ctx = await whenStoreReachable(() => openContext(config), say);
   // A cluster's primary has said it once for all its workers.
   if (cluster.isPrimary) await warnOfWeakDurability(ctx.store);
   const app = await buildApp(ctx, config);

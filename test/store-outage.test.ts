@@ -306,6 +306,48 @@ console.log("still running");
 process.exit(0);
 `;
 
+test("a start, and a worker replaced during an outage, wait for PostgreSQL instead of exiting", { skip: PG_ONLY, timeout: 120_000 }, async () => {
+  const workspace = await freshWorkspace("outage-start");
+  const target = new URL(workspace.databaseUrl);
+  const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+  let running: Running | undefined;
+  try {
+    await proxy.set("cut");
+    const back = setTimeout(() => void proxy.set("up"), 3_000);
+    running = await startProcess({
+      DATABASE_URL: proxy.through(workspace.databaseUrl), WORKERS: "2", BLOC_STORE_TIMEOUT_MS: "1000",
+    }, workspace.cwd, undefined, 60_000).finally(() => clearTimeout(back));
+    assert.match(running.output(), /the database is out of reach \(.+\); waiting for it/, "the start said it waits");
+    const pidOf = async (): Promise<number> => {
+      const reply = await call(running!.url, "GET", "/health", { headers: { connection: "close" } });
+      assert.equal(reply.status, 200, reply.text);
+      return reply.json.pid as number;
+    };
+    const victim = await pidOf();
+    await proxy.set("cut");
+    process.kill(victim, "SIGKILL");
+    // The replacement starts while PostgreSQL is out of reach: it waits, and the service stays up.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    assert.equal(running.child.exitCode, null, `the service is still running:\n${running.output()}`);
+    assert.equal((await call(running.url, "GET", "/health", { headers: { connection: "close" } })).status, 200, "the other worker answers meanwhile");
+    await proxy.set("up");
+    // Both workers answer again, the replacement among them.
+    const seen = new Set<number>();
+    const until = Date.now() + 20_000;
+    while (seen.size < 2 && Date.now() < until) {
+      seen.add(await pidOf());
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(seen.size, 2, `two workers answer once PostgreSQL is back: ${[...seen].join(", ")}`);
+    assert.ok(!seen.has(victim), "the killed worker was replaced");
+  } finally {
+    await proxy.set("up");
+    await running?.stop();
+    await proxy.close();
+    await workspace.remove();
+  }
+});
+
 test("a driver write to a closed connection does not end the process", { skip: PG_ONLY, timeout: 60_000 }, async () => {
   const workspace = await freshWorkspace("driver-fault");
   try {

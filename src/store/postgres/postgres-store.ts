@@ -1,5 +1,6 @@
 import { ConfigError } from "../../config.js";
 import { CounterDeltas } from "../../domain/counting/deltas.js";
+import { StoreUnavailableError } from "../../domain/errors.js";
 import type { TokenInfo, User } from "../../domain/model.js";
 import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
@@ -19,10 +20,10 @@ import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurability
 import { translate } from "./errors.js";
 import * as events from "./events.js";
 import { purgeIdempotencyKeys } from "./idempotency.js";
+import { Orphans } from "./orphans.js";
 import { RateWindows } from "./rate-windows.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
-import { Orphans } from "./orphans.js";
 import { Session } from "./session.js";
 import { Sockets } from "./sockets.js";
 import { PgUnit } from "./unit.js";
@@ -32,12 +33,15 @@ import { PgUnit } from "./unit.js";
  * environment value: one line naming DATABASE_URL (never the URL, which may hold a
  * password), not a stack.
  */
-function unreachable(error: unknown): ConfigError | undefined {
+function unreachable(error: unknown): ConfigError | StoreUnavailableError | undefined {
   const code = error instanceof Error && "code" in error ? String(error.code) : "";
-  // 3D000 no such database, 28… refused credentials, 08… connection failures, 57P03 starting up;
-  // E… the socket's own (ECONNREFUSED, ENOTFOUND, …); CONNECT_TIMEOUT the driver's.
-  if (!/^(3D000|28|08|57P03|E[A-Z]+$|CONNECT_TIMEOUT)/.test(code)) return undefined;
-  return new ConfigError(`DATABASE_URL: cannot open the PostgreSQL database: ${(error as Error).message}`);
+  const message = `DATABASE_URL: cannot open the PostgreSQL database: ${(error as Error).message}`;
+  // 3D000 no such database, 28… refused credentials, ENOTFOUND no such host: the setting is wrong.
+  if (/^(3D000|28|ENOTFOUND$)/.test(code)) return new ConfigError(message);
+  // 08… connection failures, 57P03 starting up, the socket's own (ECONNREFUSED, ETIMEDOUT, …),
+  // CONNECT_TIMEOUT the driver's: the server is away, and may come back (a worker waits for it).
+  if (/^(08|57P03|E[A-Z]+$|CONNECT_TIMEOUT)/.test(code)) return new StoreUnavailableError(message, { cause: error });
+  return undefined;
 }
 
 /**
