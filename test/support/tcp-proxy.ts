@@ -105,8 +105,8 @@ export class TcpProxy {
 
   private reset(pair: Pair): void {
     this.pairs.delete(pair);
-    if (!pair.client.destroyed) pair.client.resetAndDestroy();
-    if (pair.upstream && !pair.upstream.destroyed) pair.upstream.resetAndDestroy();
+    resetSocket(pair.client);
+    if (pair.upstream) resetSocket(pair.upstream);
   }
 }
 
@@ -115,4 +115,16 @@ function listen(server: net.Server, port: number): Promise<void> {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => { server.off("error", reject); resolve(); });
   });
+}
+
+/**
+ * A reset (RST) for a connected socket. One still connecting, or whose shutdown has begun
+ * (the other end closed and Node ended ours), is only destroyed: a reset there leaves the
+ * native handle referenced, and the test process spun at exit waiting for it to close
+ * (as libp2p/js-libp2p#3597 found).
+ */
+function resetSocket(socket: net.Socket): void {
+  if (socket.destroyed) return;
+  if (socket.connecting || socket.pending || socket.writableEnded) socket.destroy();
+  else socket.resetAndDestroy();
 }
