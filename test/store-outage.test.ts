@@ -62,6 +62,14 @@ async function startBehindProxy(name: string, env: Record<string, string> = {}, 
   }
 }
 
+/** The first field of every record of a small bloc, sorted: what was written, as a reader sees it. */
+async function storedParts(url: string, token: string, blocId: string): Promise<string[]> {
+  const read = await call(url, "GET", "/api/get-data", { token, json: { blocId, resultLimit: 50 } });
+  assert.equal(read.status, 200, read.text);
+  return Object.entries(read.json.data as Record<string, Record<string, string>>)
+    .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1!).sort();
+}
+
 function assertUnavailable(reply: Reply, key: "error" | "message", what: string): void {
   assert.equal(reply.status, 503, `${what}: ${reply.status} ${reply.text}`);
   assert.equal(reply.headers["retry-after"], "2", `${what}: Retry-After`);
@@ -131,11 +139,7 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
       again = await add("after");
     }
     assert.equal(again.status, 200, `adds succeed within 5 s of the store's return: ${again.text}`);
-    const read = await call(running.url, "GET", "/api/get-data", { token: admin, json: { blocId, resultLimit: 50 } });
-    assert.equal(read.status, 200, read.text);
-    const parts = Object.entries(read.json.data as Record<string, Record<string, string>>)
-      .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1).sort();
-    assert.deepEqual(parts, ["after", "before"], "nothing answered 503 was written");
+    assert.deepEqual(await storedParts(running.url, admin, blocId), ["after", "before"], "nothing answered 503 was written");
   } finally {
     await service.stop();
   }
@@ -459,11 +463,7 @@ test("SQLite over HTTP: a database that cannot be written answers 503 with Retry
     }
     const again = await add("after");
     assert.equal(again.status, 200, `writes again once the database can be written: ${again.text}`);
-    const read = await call(running.url, "GET", "/api/get-data", { token: admin, json: { blocId, resultLimit: 10 } });
-    assert.equal(read.status, 200, read.text);
-    const parts = Object.entries(read.json.data as Record<string, Record<string, string>>)
-      .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1).sort();
-    assert.deepEqual(parts, ["after", "before"], "the refused writes wrote nothing, and nothing acknowledged was lost");
+    assert.deepEqual(await storedParts(running.url, admin, blocId), ["after", "before"], "the refused writes wrote nothing, and nothing acknowledged was lost");
   } finally {
     immutable(files, false);
     await running.stop();
