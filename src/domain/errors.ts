@@ -101,6 +101,14 @@ export class RateLimitedError extends ServiceError {
   readonly kind = "rate-limited";
 }
 
+/** Too many failed sign-ins for one email in the window (domain/sign-in.ts); refused until it passes. */
+export class SignInLockedError extends ServiceError {
+  readonly kind = "sign-in-locked";
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
 /** The user holds as many live streams in this process as BLOC_EVENT_STREAMS_PER_USER allows. */
 export class TooManyStreamsError extends ServiceError {
   readonly kind = "too-many-streams";

@@ -16,6 +16,10 @@ export interface User {
   readonly role: UserRole;
   /** Values matched against a bloc's profile-filtered fields (a site, a line, …). */
   readonly profile: readonly string[];
+  /** What the user signs in with (POST /api/authenticate), trimmed and lower-cased; null: no password sign-in. */
+  readonly email: string | null;
+  /** A disabled user's tokens and sign-ins are refused; nothing of theirs is removed. */
+  readonly disabled: boolean;
 }
 
 /** A named group of users whose grants its members share. */

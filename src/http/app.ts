@@ -15,6 +15,7 @@ import { installErrorHandler } from "./error-handler.js";
 import { installMetrics } from "./metrics.js";
 import { installRateLimit } from "./rate-limit.js";
 import { addDataRoute } from "./routes/add-data.js";
+import { adminAccountRoutes, ownPasswordRoute, signInRoute } from "./routes/accounts.js";
 import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
@@ -68,6 +69,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
   });
 
   healthRoutes(app, ctx);
+  signInRoute(app, ctx, options.sessionHours);
 
   // Webhook delivery and the live streams' feed run as long as the server does; a stop ends
   // the streams first (they would hold it to its time limit), and delivery before the store closes.
@@ -82,6 +84,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     getDataReportRoute(scope, ctx, options.maxReportPage);
     updateRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
+    ownPasswordRoute(scope, ctx);
     filesRoute(scope, ctx);
     eventsRoute(scope, ctx, events);
   });
@@ -89,6 +92,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
     requireAdmin(scope, ctx);
     adminUserRoutes(scope, ctx);
+    adminAccountRoutes(scope, ctx);
     adminListingRoutes(scope, ctx);
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);

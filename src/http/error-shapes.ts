@@ -1,4 +1,4 @@
-import type { ServiceError } from "../domain/errors.js";
+import { SignInLockedError, type ServiceError } from "../domain/errors.js";
 
 /** The routes whose error bodies the spec fixes, plus the admin API. */
 export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "events" | "admin" | "public";
@@ -78,6 +78,7 @@ const STATUS: Readonly<Record<string, number>> = {
   "unsupported-media-type": 415,
   "idempotency-mismatch": 422,
   "rate-limited": 429,
+  "sign-in-locked": 429,
   "too-many-streams": 429,
   unavailable: 503,
   "store-unavailable": 503,
@@ -86,6 +87,9 @@ const STATUS: Readonly<Record<string, number>> = {
 /** Status and body for a known failure on an endpoint. */
 export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply {
   const shape = SHAPES[endpoint];
+  if (error instanceof SignInLockedError) {
+    return { status: 429, body: { [shape.failure]: error.message }, headers: { "retry-after": String(error.retryAfterSeconds) } };
+  }
   switch (error.kind) {
     case "access-denied":
       return { status: shape.denied.status, body: { [shape.denied.key]: shape.denied.text } };

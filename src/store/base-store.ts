@@ -1,5 +1,5 @@
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../domain/model.js";
-import type { NewToken, StoreReads, TransactionOptions, Tx } from "./store.js";
+import type { AccountChanges, NewToken, StoreReads, TransactionOptions, Tx } from "./store.js";
 
 /**
  * What every engine's Store shares: reads go to the engine's `direct` reader (outside
@@ -14,6 +14,8 @@ export abstract class BaseStore {
   listRoles(): ReturnType<StoreReads["listRoles"]> { return this.direct.listRoles(); }
   rolesOf(userId: string): ReturnType<StoreReads["rolesOf"]> { return this.direct.rolesOf(userId); }
   findTokenByHash(hash: string): ReturnType<StoreReads["findTokenByHash"]> { return this.direct.findTokenByHash(hash); }
+  findLogin(email: string): ReturnType<StoreReads["findLogin"]> { return this.direct.findLogin(email); }
+  passwordOf(userId: string): ReturnType<StoreReads["passwordOf"]> { return this.direct.passwordOf(userId); }
   findModule(id: string): ReturnType<StoreReads["findModule"]> { return this.direct.findModule(id); }
   listModules(): ReturnType<StoreReads["listModules"]> { return this.direct.listModules(); }
   findBloc(id: string): ReturnType<StoreReads["findBloc"]> { return this.direct.findBloc(id); }
@@ -41,6 +43,7 @@ export abstract class BaseStore {
 
   createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.transaction((tx) => tx.createUser(name, role, createdAt)); }
   setProfile(userId: string, profile: readonly string[]): Promise<void> { return this.transaction((tx) => tx.setProfile(userId, profile)); }
+  updateAccount(userId: string, changes: AccountChanges): Promise<boolean> { return this.transaction((tx) => tx.updateAccount(userId, changes)); }
   createRole(name: string, createdAt: string): Promise<Role> { return this.transaction((tx) => tx.createRole(name, createdAt)); }
   setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> { return this.transaction((tx) => tx.setRoleMember(userId, roleId, member)); }
   createToken(token: NewToken): Promise<void> { return this.transaction((tx) => tx.createToken(token)); }

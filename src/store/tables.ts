@@ -5,7 +5,7 @@ import type { TableName } from "./store.js";
  * takes them, whatever the engine: columns in this order, the key first.
  */
 export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly string[]; readonly columns: readonly string[] } } = {
-  users: { key: ["id"], columns: ["id", "name", "role", "created_at", "profile"] },
+  users: { key: ["id"], columns: ["id", "name", "role", "created_at", "profile", "email", "password_hash", "disabled_at"] },
   roles: { key: ["id"], columns: ["id", "name", "created_at"] },
   user_roles: { key: ["user_id", "role_id"], columns: ["user_id", "role_id"] },
   modules: { key: ["id"], columns: ["id", "name", "created_at"] },

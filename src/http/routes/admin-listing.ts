@@ -12,6 +12,8 @@ const ListedUser = Type.Object({
   name: Type.String(),
   role: Type.Union([Type.Literal("admin"), Type.Literal("member")]),
   profile: Type.Array(Type.String()),
+  email: Nullable(Type.String()),
+  disabled: Type.Boolean(),
 }, { additionalProperties: false });
 
 const ListedToken = Type.Object({

@@ -12,6 +12,8 @@ export const Role = Type.Object({ id: Type.String(), name: Type.String() });
 export const User = Type.Object({
   id: Type.String(), name: Type.String(), role: OneOf(["admin", "member"]),
   profile: Type.Array(Type.String(), { description: "values matched against profile-filtered fields" }),
+  email: Nullable(Type.String({ description: "what the user signs in with (POST /api/authenticate), lower-cased" })),
+  disabled: Type.Boolean({ description: "a disabled user's tokens and sign-ins are refused" }),
 });
 export const UserWithRoles = Type.Object({ ...User.properties, roles: Type.Array(Role) });
 export const IssuedToken = Type.Object({

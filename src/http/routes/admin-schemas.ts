@@ -62,6 +62,8 @@ export const BlocPatch = Type.Object(Settings, { additionalProperties: false });
 export const UserBody = Type.Object({
   name: Name,
   role: Type.Optional(Type.Union([Type.Literal("admin"), Type.Literal("member")])),
+  email: Type.Optional(Type.String({ maxLength: 254, description: "to sign in with; case-insensitive, unique" })),
+  password: Type.Optional(Type.String({ minLength: 10, maxLength: 1024, description: "at least 10 characters; never logged or returned" })),
 }, { additionalProperties: false });
 
 export const UserPatch = Type.Object({

@@ -1,8 +1,8 @@
 import { ConflictError } from "../../domain/errors.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
-import type { ConfigWrites, NewToken } from "../store.js";
+import type { AccountChanges, ConfigWrites, NewToken } from "../store.js";
 import {
-  FIELD_COLUMNS, GRANT_COLUMNS, fieldParams, grantParams, internalId, toUser, type UserRow,
+  FIELD_COLUMNS, GRANT_COLUMNS, USER_COLUMNS, accountSets, fieldParams, grantParams, internalId, toUser, type UserRow,
 } from "../config-rows.js";
 import { settingParams, settingsSql } from "./config-rows.js";
 import { storable, type Db } from "./driver.js";
@@ -19,9 +19,18 @@ export class PgConfigWrites implements ConfigWrites {
 
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
     const [row] = await this.db.run<UserRow>(
-      "INSERT INTO users (name, role, created_at) VALUES ($1::text, $2::text, $3::text) RETURNING id, name, role, profile",
+      `INSERT INTO users (name, role, created_at) VALUES ($1::text, $2::text, $3::text) RETURNING ${USER_COLUMNS}`,
       [name, role, createdAt]);
     return toUser(row!);
+  }
+
+  async updateAccount(userId: string, changes: AccountChanges): Promise<boolean> {
+    let n = 0;
+    const { sets, values } = accountSets(changes, () => `$${++n}::text`);
+    const rows = sets.length === 0
+      ? await this.db.run("SELECT id FROM users WHERE id = $1::bigint", [internalId(userId)])
+      : await this.db.run(`UPDATE users SET ${sets.join(", ")} WHERE id = $${n + 1}::bigint RETURNING id`, [...values, internalId(userId)]);
+    return rows.length > 0;
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {

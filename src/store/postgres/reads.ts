@@ -3,10 +3,10 @@ import type { Bloc, Module, RecordFilter, Role, StoredFile, StoredRecord, Token,
 import type { GenerationCache } from "../generation-cache.js";
 import type { Scope, ScopeKey } from "../../domain/counting/ports.js";
 import type {
-  AccessFacts, HistoryEntry, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
+  AccessFacts, HistoryEntry, Login, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
 } from "../store.js";
 import {
-  BLOC_COLUMNS, FIELD_COLUMNS, internalId, toBloc, toUser, type BlocRow, type FieldRow, type UserRow,
+  BLOC_COLUMNS, FIELD_COLUMNS, USER_COLUMNS, LOGIN_COLUMNS, type LoginRow, internalId, toBloc, toUser, type BlocRow, type FieldRow, type UserRow,
 } from "../config-rows.js";
 import { loadAccessFacts, loadBloc, loadToken } from "./config-rows.js";
 import * as counters from "./counters.js";
@@ -70,8 +70,19 @@ export class PgReads implements StoreReads {
   }
 
   async findUser(id: string): Promise<User | undefined> {
-    const [row] = await this.db.run<UserRow>("SELECT id, name, role, profile FROM users WHERE id = $1::bigint", [internalId(id)]);
+    const [row] = await this.db.run<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1::bigint`, [internalId(id)]);
     return row && toUser(row);
+  }
+
+  async findLogin(email: string): Promise<Login | undefined> {
+    const [row] = await this.db.run<LoginRow>(`SELECT ${LOGIN_COLUMNS} FROM users WHERE email = $1::text`, [email]);
+    return row && { user: toUser(row), passwordHash: row.password_hash };
+  }
+
+  async passwordOf(userId: string): Promise<string | null | undefined> {
+    const [row] = await this.db.run<{ password_hash: string | null }>(
+      "SELECT password_hash FROM users WHERE id = $1::bigint", [internalId(userId)]);
+    return row?.password_hash;
   }
 
   async findRole(id: string): Promise<Role | undefined> {

@@ -408,6 +408,23 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, left(value, ${COUNTER_HEAD})) WHERE n >= 2;
   ${valueStatisticsMigration()}
   `,
+  // Accounts (domain/accounts.ts): an email to sign in with (stored trimmed and lower-cased,
+  // so the unique index is case-insensitive), a password hash in its own self-describing
+  // format (domain/passwords.ts), and when the user was disabled. All nullable, so that a
+  // backup made before them restores as users without a password, not disabled.
+  // sign_in_attempts: recent sign-in attempts per email (its SHA-256, never the text a client
+  // typed there), shared by every process; rows of past windows are deleted.
+  `
+  ALTER TABLE users ADD COLUMN email text COLLATE "C", ADD COLUMN password_hash text COLLATE "C",
+    ADD COLUMN disabled_at text COLLATE "C";
+  CREATE UNIQUE INDEX users_email ON users (email) WHERE email IS NOT NULL;
+  CREATE TABLE sign_in_attempts (
+    email_hash text COLLATE "C" PRIMARY KEY,
+    since_ms   bigint NOT NULL,
+    n          integer NOT NULL
+  );
+  CREATE INDEX sign_in_attempts_by_age ON sign_in_attempts (since_ms);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

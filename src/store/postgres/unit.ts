@@ -3,7 +3,7 @@ import type { CounterDeltas } from "../../domain/counting/deltas.js";
 import type { Scope, ScopeCountChange, ValueCountChange } from "../../domain/counting/ports.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
+import type { AccountChanges, HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import * as counters from "./counters.js";
 import * as events from "./events.js";
@@ -102,6 +102,7 @@ export class PgUnit extends PgReads implements Tx {
 
   createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.configChange().createUser(name, role, createdAt); }
   setProfile(userId: string, profile: readonly string[]): Promise<void> { return this.configChange().setProfile(userId, profile); }
+  updateAccount(userId: string, changes: AccountChanges): Promise<boolean> { return this.configChange().updateAccount(userId, changes); }
   createRole(name: string, createdAt: string): Promise<Role> { return this.configChange().createRole(name, createdAt); }
   setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> { return this.configChange().setRoleMember(userId, roleId, member); }
   createToken(token: NewToken): Promise<void> { return this.configChange().createToken(token); }

@@ -1,9 +1,10 @@
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, Token, User, UserRole } from "../../domain/model.js";
 import {
-  BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, TOKEN_COLUMNS, fieldParams, grantParams, internalId, toBloc, toGrant, toToken, toUser,
+  BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, TOKEN_COLUMNS, USER_COLUMNS, fieldParams, grantParams, internalId, toBloc, toGrant, toToken, toUser,
   type BlocRow, type FieldRow, type GrantRow, type TokenRow, type UserRow,
+  accountSets, LOGIN_COLUMNS, type LoginRow,
 } from "../config-rows.js";
-import type { AccessFacts, ConfigWrites, NewToken } from "../store.js";
+import type { AccessFacts, AccountChanges, ConfigWrites, Login, NewToken } from "../store.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { Statements } from "./statements.js";
 import { ensureValueIndex } from "./value-indexes.js";
@@ -30,14 +31,32 @@ export class SqliteConfig implements ConfigWrites {
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
     this.cache.changed();
     const row = this.sql.get(
-      "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING id, name, role, profile",
+      `INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING ${USER_COLUMNS}`,
     ).get(name, role, createdAt) as UserRow;
     return toUser(row);
   }
 
   async findUser(id: string): Promise<User | undefined> {
-    const row = this.sql.get("SELECT id, name, role, profile FROM users WHERE id = ?").get(internalId(id)) as UserRow | undefined;
+    const row = this.sql.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(internalId(id)) as UserRow | undefined;
     return row && toUser(row);
+  }
+
+  async findLogin(email: string): Promise<Login | undefined> {
+    const row = this.sql.get(`SELECT ${LOGIN_COLUMNS} FROM users WHERE email = ?`).get(email) as LoginRow | undefined;
+    return row && { user: toUser(row), passwordHash: row.password_hash };
+  }
+
+  async passwordOf(userId: string): Promise<string | null | undefined> {
+    const row = this.sql.get("SELECT password_hash FROM users WHERE id = ?").get(internalId(userId)) as
+      { password_hash: string | null } | undefined;
+    return row?.password_hash;
+  }
+
+  async updateAccount(userId: string, changes: AccountChanges): Promise<boolean> {
+    this.cache.changed();
+    const { sets, values } = accountSets(changes, () => "?");
+    if (sets.length === 0) return (await this.findUser(userId)) !== undefined;
+    return this.sql.get(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`).run(...values, internalId(userId)).changes > 0;
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {

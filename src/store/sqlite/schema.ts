@@ -337,6 +337,24 @@ const MIGRATIONS: readonly Step[] = [
   -- The values a scope ranks first, read off in order: only counts of two and more.
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, value) WHERE n >= 2;
   `,
+  // Accounts (domain/accounts.ts): an email to sign in with (stored trimmed and lower-cased,
+  // so the unique index is case-insensitive), a password hash in its own self-describing
+  // format (domain/passwords.ts), and when the user was disabled. All nullable, so that a
+  // backup made before them restores as users without a password, not disabled.
+  // sign_in_attempts: recent sign-in attempts per email (its SHA-256, never the text a client
+  // typed there), shared by every process on the file; rows of past windows are deleted.
+  `
+  ALTER TABLE users ADD COLUMN email TEXT;
+  ALTER TABLE users ADD COLUMN password_hash TEXT;
+  ALTER TABLE users ADD COLUMN disabled_at TEXT;
+  CREATE UNIQUE INDEX users_email ON users (email) WHERE email IS NOT NULL;
+  CREATE TABLE sign_in_attempts (
+    email_hash TEXT PRIMARY KEY,
+    since_ms   INTEGER NOT NULL,
+    n          INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX sign_in_attempts_by_age ON sign_in_attempts (since_ms);
+  `,
 ];
 
 /** The version at which every field has its value index (for tests of that upgrade). */
