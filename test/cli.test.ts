@@ -178,9 +178,9 @@ test("bloc-data init makes one admin however often it runs; --new-admin makes an
     const member = await cli("user", "add", "Ann");
     const users = (await cli("user", "list")).users;
     assert.deepEqual(users, [
-      { id: first.user.id, name: "admin", role: "admin", profile: [] },
-      { id: second.user.id, name: "Second admin", role: "admin", profile: [] },
-      { id: member.id, name: "Ann", role: "member", profile: [] },
+      { id: first.user.id, name: "admin", role: "admin", profile: [], email: null, disabled: false },
+      { id: second.user.id, name: "Second admin", role: "admin", profile: [], email: null, disabled: false },
+      { id: member.id, name: "Ann", role: "member", profile: [], email: null, disabled: false },
     ]);
 
     const listed = (await cli("token", "list", first.user.id)).tokens;

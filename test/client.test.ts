@@ -230,7 +230,7 @@ describe("client: the admin API", () => {
   test("users, tokens, roles, modules, blocs, fields, access and restrictions", async () => {
     const api = admin.admin;
     const user = await api.createUser("Ada", "member");
-    assert.deepEqual(user, { id: user.id, name: "Ada", role: "member", profile: [] });
+    assert.deepEqual(user, { id: user.id, name: "Ada", role: "member", profile: [], email: null, disabled: false });
     assert.deepEqual((await api.setProfile(user.id, ["North"])).profile, ["North"]);
     const role = await api.createRole("Inspectors");
     assert.ok((await api.listRoles()).some((r) => r.id === role.id && r.name === "Inspectors"));
@@ -295,6 +295,39 @@ describe("client: the admin API", () => {
     const tokens = await admin.admin.listTokens(user.id);
     assert.deepEqual(tokens.map((k) => [k.id, k.name]), [[issued.id, "listed token"]]);
     assert.ok(!JSON.stringify(tokens).includes(issued.token), "never the secret");
+  });
+
+  test("accounts: createUser with email and password, authenticate, changeOwnPassword, setPassword, updateUser", async () => {
+    const email = `client-${Date.now()}@example.com`;
+    const user = await admin.admin.createUser("Signer", "member", { email: email.toUpperCase(), password: "first-password-1" });
+    assert.equal(user.email, email);
+    assert.equal(user.disabled, false);
+    const signedIn = await BlocClient.authenticate({ url: server.url, email, password: "first-password-1" });
+    assert.deepEqual(signedIn.user, { id: user.id, name: "Signer", role: "member" });
+    assert.match(signedIn.expiresAt, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    const wrong = await refusal(BlocClient.authenticate({ url: server.url, email, password: "not-the-password" }));
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.text, "Wrong email or password");
+
+    const self = new BlocClient({ url: server.url, token: signedIn.token });
+    try {
+      assert.equal((await refusal(self.changeOwnPassword("not-the-password", "second-password-2"))).status, 400);
+      await self.changeOwnPassword("first-password-1", "second-password-2");
+      await BlocClient.authenticate({ url: server.url, email, password: "second-password-2" });
+
+      await admin.admin.setPassword(user.id, "third-password-3");
+      assert.equal((await refusal(admin.admin.setPassword(user.id, "short"))).status, 400);
+      await BlocClient.authenticate({ url: server.url, email, password: "third-password-3" });
+
+      const disabled = await admin.admin.updateUser(user.id, { disabled: true, name: "Signer 2" });
+      assert.equal(disabled.disabled, true);
+      assert.equal(disabled.name, "Signer 2");
+      // Refused as unauthenticated (401), not as a wrong current password (400): the token no longer works.
+      assert.equal((await refusal(self.changeOwnPassword("not-the-password", "fourth-password-4"))).status, 401);
+      await admin.admin.updateUser(user.id, { disabled: false });
+    } finally {
+      self.close();
+    }
   });
 });
 

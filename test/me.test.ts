@@ -30,7 +30,7 @@ test("/api/me answers the user, roles, scope and the blocs they can use with eff
   const listed: string[] = (await admin("GET", "/api/admin/blocs")).blocs.map((b: { id: string }) => b.id);
   const byId = (a: { id: string }, b: { id: string }): number => listed.indexOf(a.id) - listed.indexOf(b.id);
   assert.deepEqual(me.json, {
-    user: { id: user.id, name: "ann", role: "member", profile: ["Dublin"] },
+    user: { id: user.id, name: "ann", role: "member", profile: ["Dublin"], email: null, disabled: false },
     roles: [{ id: role.id, name: "leads" }],
     token: { permissions: null, blocs: null },
     blocs: [

@@ -69,6 +69,8 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "GET /api/get-data-report": "200", "POST /api/get-data-report": "200",
   "POST /api/update-records-by-matching-values": "200",
   "GET /api/me": "200",
+  "POST /api/authenticate": "200", "POST /api/me/password": "204",
+  "PUT /api/admin/users/:userId/password": "204", "PATCH /api/admin/users/:userId": "200",
   "GET /api/files/:ref": "200",
   "POST /api/admin/users": "201",
   "GET /api/admin/users/:userId": "200", "PUT /api/admin/users/:userId": "200",

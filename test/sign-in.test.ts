@@ -9,7 +9,8 @@ import { authenticate } from "../src/domain/tokens.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
 import { freshWorkspace, startProcess } from "./support/process.js";
-import { startServer, type TestServer } from "./support/server.js";
+import { addBloc, addMember, startServer, type TestServer } from "./support/server.js";
+import { SseClient } from "./support/sse.js";
 
 /**
  * Issue 21, accounts: password sign-in (POST /api/authenticate), its lockout, disabled
@@ -210,6 +211,23 @@ test("a disabled user's tokens and sign-in get 401 at once; enabling them again 
   const selfDisable = await server.call("PATCH", `/api/admin/users/${self.json.user.id}`, { json: { disabled: true } });
   assert.equal(selfDisable.status, 400, "an admin cannot disable themselves");
   assert.equal((await server.call("GET", "/api/me")).status, 200);
+});
+
+test("a disabled user's live event stream ends within seconds, though no event comes", async () => {
+  const blocId = await addBloc(server, "Streamed", ["Part"]);
+  const member = await addMember(server, { blocId, read: true });
+  const stream = await SseClient.open(server.url, `/api/events?blocId=${blocId}`, member.token);
+  try {
+    assert.equal(stream.status, 200);
+    await stream.until(() => stream.events.some((e) => e.event === "ready"), "the ready event");
+    const disabledAt = Date.now();
+    assert.equal((await server.call("PATCH", `/api/admin/users/${member.id}`, { json: { disabled: true } })).status, 200);
+    await stream.until(() => stream.ended, "the disabled user's stream ends", 6_000);
+    assert.ok(Date.now() - disabledAt < 6_000);
+    assert.equal(stream.of("error").length, 1, "it ends with an error event");
+  } finally {
+    stream.close();
+  }
 });
 
 test("PATCH changes name and email; emails are unique whatever their case; an email can be removed", async () => {

@@ -2,7 +2,7 @@ import type { Transport } from "./transport.js";
 import type { Webhook, WebhookDelivery, WebhookInput } from "./events.js";
 import type {
   Bloc, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
-  RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole,
+  RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole, AccountInput, UserUpdate,
 } from "./types.js";
 
 const seg = (id: BlocId): string => encodeURIComponent(String(id));
@@ -25,8 +25,19 @@ export class BlocAdmin {
 
   // Users, tokens, roles
 
-  createUser(name: string, role?: UserRole): Promise<User> {
-    return this.write("POST", "/users", role === undefined ? { name } : { name, role });
+  /** A new user; with `account`, an email and a password to sign in with. */
+  createUser(name: string, role?: UserRole, account: AccountInput = {}): Promise<User> {
+    return this.write("POST", "/users", { name, ...(role === undefined ? {} : { role }), ...account });
+  }
+
+  /** Changes a user's name or email, or disables (every token refused at once) or enables them. */
+  updateUser(userId: string, update: UserUpdate): Promise<User> {
+    return this.write("PATCH", `/users/${seg(userId)}`, update);
+  }
+
+  /** Sets (or replaces) a user's password: at least 10 characters. */
+  async setPassword(userId: string, password: string): Promise<void> {
+    await this.transport.json<undefined>({ method: "PUT", path: `/api/admin/users/${seg(userId)}/password`, json: { password } }, [204]);
   }
 
   async listUsers(): Promise<User[]> {

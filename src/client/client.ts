@@ -10,7 +10,7 @@ import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBod
 import { NodeTransport } from "./transport.js";
 import type {
   AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
-  UpdateInput,
+  SignedIn, UpdateInput,
 } from "./types.js";
 
 export interface BlocClientOptions {
@@ -56,6 +56,24 @@ export class BlocClient {
     this.transport = new NodeTransport(options.url, options.token, options.timeoutMs ?? 0);
     this.readMethod = options.readMethod ?? defaultReadMethod();
     this.admin = new BlocAdmin(this.transport);
+  }
+
+  /**
+   * Signs in with email and password (POST /api/authenticate, no token needed): the
+   * answer's `token` is for a client of its own, `new BlocClient({ url, token })`.
+   */
+  static async authenticate(options: { url: string; email: string; password: string; timeoutMs?: number }): Promise<SignedIn> {
+    const transport = new NodeTransport(options.url, "", options.timeoutMs ?? 0);
+    try {
+      return await transport.json<SignedIn>({ method: "POST", path: "/api/authenticate", json: { email: options.email, password: options.password } }, [200]);
+    } finally {
+      transport.close();
+    }
+  }
+
+  /** Changes the token's user's own password (an unscoped token only). */
+  async changeOwnPassword(currentPassword: string, newPassword: string): Promise<void> {
+    await this.transport.json<undefined>({ method: "POST", path: "/api/me/password", json: { currentPassword, newPassword } }, [204]);
   }
 
   /** Adds one record; with `files` (field slug → file) it is sent as multipart/form-data. */

@@ -95,6 +95,34 @@ export interface User {
   readonly name: string;
   readonly role: UserRole;
   readonly profile: readonly string[];
+  /** What the user signs in with (lower-cased); null: no password sign-in. */
+  readonly email: string | null;
+  /** A disabled user's tokens and sign-ins are refused. */
+  readonly disabled: boolean;
+}
+
+/** An email and a password, for a new user (both optional; a password has at least 10 characters). */
+export interface AccountInput {
+  readonly email?: string;
+  readonly password?: string;
+}
+
+/** What an admin may change of a user; absent keys stay as they are. */
+export interface UserUpdate {
+  readonly name?: string;
+  /** null removes it, and with it password sign-in. */
+  readonly email?: string | null;
+  /** true refuses every token of the user, and their sign-in, at once. */
+  readonly disabled?: boolean;
+}
+
+/** The answer to a password sign-in (BlocClient.authenticate). */
+export interface SignedIn {
+  /** A token of the user, expiring after the service's BLOC_SESSION_HOURS. */
+  readonly token: string;
+  /** `YYYY-MM-DD HH:MM:SS` in the service's time zone. */
+  readonly expiresAt: string;
+  readonly user: { readonly id: string; readonly name: string; readonly role: UserRole };
 }
 
 export interface Role { readonly id: string; readonly name: string }
