@@ -8,7 +8,7 @@ import { SIGN_IN_ATTEMPTS, SIGN_IN_WINDOW_MS, signIn } from "../src/domain/sign-
 import { authenticate } from "../src/domain/tokens.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
-import { freshWorkspace, startProcess } from "./support/process.js";
+import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess } from "./support/process.js";
 import { addBloc, addMember, startServer, type TestServer } from "./support/server.js";
 import { SseClient } from "./support/sse.js";
 
@@ -301,6 +301,21 @@ test("an admin sets a password; a user changes their own, proving the current on
   const refused = await change({ currentPassword: "second-password-2", newPassword: "third-password-3" }, scoped.json.token);
   assert.equal(refused.status, 403, `a scoped token cannot change the password: ${refused.text}`);
   assert.equal((await change({ currentPassword: "x", newPassword: "third-password-3" }, "bds_unknown")).status, 401);
+});
+
+test("bloc-data login signs in with BLOC_PASSWORD and prints the token; a wrong password exits 1", async () => {
+  const ann = await userWithPassword();
+  const ok = await runToEnd(CLI_ENTRY, ["login", "--email", ann.email, "--url", server.url], { BLOC_PASSWORD: ann.password }, server.dir);
+  assert.equal(ok.code, 0, ok.stderr);
+  const printed = JSON.parse(ok.stdout) as { token: string; user: { id: string } };
+  assert.equal(printed.user.id, ann.id);
+  assert.equal((await call(server.url, "GET", "/api/me", { token: printed.token })).status, 200);
+  const wrong = await runToEnd(CLI_ENTRY, ["login", "--email", ann.email, "--url", server.url], { BLOC_PASSWORD: "wrong-password" }, server.dir);
+  assert.equal(wrong.code, 1, wrong.stdout);
+  assert.match(wrong.stderr, /401/);
+  assert.equal(wrong.stderr.includes("wrong-password"), false);
+  const missing = await runToEnd(CLI_ENTRY, ["login", "--url", server.url], { BLOC_PASSWORD: ann.password }, server.dir);
+  assert.equal(missing.code, 2, "no --email is a usage mistake");
 });
 
 test(`no answer ever holds a password or its hash (${testEngine()})`, async () => {

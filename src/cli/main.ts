@@ -59,6 +59,7 @@ async function main(argv: string[]): Promise<void> {
       unguard: { type: "boolean" },
       where: { type: "string", multiple: true },
       set: { type: "string", multiple: true },
+      email: { type: "string" },
     },
   });
   if (values.help || positionals.length === 0) {
