@@ -19,6 +19,7 @@ import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
 import { adminListingRoutes } from "./routes/admin-listing.js";
+import { adminRecordRoutes } from "./routes/admin-records.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
 import { eventsRoute } from "./routes/events.js";
@@ -29,6 +30,7 @@ import { getDataRoute } from "./routes/get-data.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
+import { deleteRecordsRoute } from "./routes/delete-records.js";
 import { serverOptions, type AppOptions } from "./server-options.js";
 
 export type { AppOptions };
@@ -81,6 +83,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     getDataRoute(scope, ctx, options.maxResultLimit);
     getDataReportRoute(scope, ctx, options.maxReportPage);
     updateRecordsRoute(scope, ctx);
+    deleteRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
     filesRoute(scope, ctx);
     eventsRoute(scope, ctx, events);
@@ -93,6 +96,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);
+    adminRecordRoutes(scope, ctx);
     adminWebhookRoutes(scope, ctx, events.send);
   });
   return app;
