@@ -11,7 +11,7 @@ import { BlocClient, unguardCsvCell, type DataRecord } from "bloc-data-service/c
 import { runPython } from "./support/python.js";
 import { runToEnd } from "./support/process.js";
 import { refusal } from "./support/refusal.js";
-import { startServer, type TestServer } from "./support/server.js";
+import { addMember, startServer, type TestServer } from "./support/server.js";
 
 /*
  * The typed client against the real server: every method, both error shapes, paging to
@@ -61,6 +61,25 @@ describe("client: records", () => {
     const history = await admin.admin.recordHistory(blocId, first.returnedStationID);
     assert.equal(history.length, 1);
     assert.deepEqual(history[0]!.changes, { field_2: { from: "5", to: "6" } });
+    assert.equal(history[0]!.action, "updated");
+  });
+
+  test("deleteRecordsByMatchingValues and admin.restoreRecord (with their refusals)", async () => {
+    const added = await admin.addData({ scanStationID: blocId, dataToAdd: { field_1: "temporary", field_2: "1" } });
+    const id = added.returnedStationID;
+    assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { service_entry_row_id: String(id) } }), [id]);
+    assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }), []);
+    assert.deepEqual(await admin.admin.restoreRecord(blocId, id), { blocId, recordId: id });
+    const notDeleted = await refusal(admin.admin.restoreRecord(blocId, id));
+    assert.equal(notDeleted.status, 404);
+    assert.deepEqual((await admin.admin.recordHistory(blocId, id)).map((h) => h.action), ["deleted", "restored"]);
+    const stranger = new BlocClient({ url: server.url, token: (await addMember(server)).token });
+    const denied = await refusal(stranger.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }));
+    assert.equal(denied.status, 401);
+    assert.deepEqual(denied.body, { message: "You are not authorized to access this bloc" });
+    stranger.close();
+    assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }), [id], "the stranger deleted nothing");
+    await admin.admin.restoreRecord(blocId, id);
   });
 
   test("getDataReport as JSON rows (chosen fields, filter, dates), and as a CSV stream", async () => {
@@ -256,7 +275,7 @@ describe("client: the admin API", () => {
     try {
       assert.equal((await refusal(member.getData({ blocId: bloc.id }))).status, 401);
       const grant = await api.setAccess(bloc.id, user.id, { read: true, add: true });
-      assert.deepEqual(grant, { blocId: bloc.id, userId: user.id, read: true, add: true, update: false, seeHidden: false });
+      assert.deepEqual(grant, { blocId: bloc.id, userId: user.id, read: true, add: true, update: false, delete: false, seeHidden: false });
       await member.addData({ scanStationID: bloc.id, dataToAdd: { field_1: "mine", b_code: "x" } });
       await admin.addData({ scanStationID: bloc.id, dataToAdd: { field_1: "admin's" } });
       assert.equal((await member.getData({ blocId: bloc.id })).count, 2);
@@ -267,7 +286,7 @@ describe("client: the admin API", () => {
       await api.removeAccess(bloc.id, user.id);
       assert.equal((await refusal(member.getData({ blocId: bloc.id }))).status, 401);
       const roleGrant = await api.setRoleAccess(bloc.id, role.id, { read: true });
-      assert.deepEqual(roleGrant, { blocId: bloc.id, roleId: role.id, read: true, add: false, update: false, seeHidden: false });
+      assert.deepEqual(roleGrant, { blocId: bloc.id, roleId: role.id, read: true, add: false, update: false, delete: false, seeHidden: false });
       await api.addRoleMember(user.id, role.id);
       assert.equal((await member.getData({ blocId: bloc.id })).count, 2);
       await api.removeRoleAccess(bloc.id, role.id);

@@ -78,7 +78,7 @@ test("a scoped admin token cannot use the admin API; scopes are checked when iss
 
   const unknownBloc = await server.call("POST", "/api/admin/users/1/tokens", { json: { blocs: ["no-such-bloc"] } });
   assert.equal(unknownBloc.status, 404);
-  const badPermission = await server.call("POST", "/api/admin/users/1/tokens", { json: { permissions: ["delete"] } });
+  const badPermission = await server.call("POST", "/api/admin/users/1/tokens", { json: { permissions: ["remove"] } });
   assert.equal(badPermission.status, 400);
   assert.ok(badPermission.json.error);
 });

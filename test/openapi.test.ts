@@ -68,6 +68,8 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "GET /api/get-data": "200", "POST /api/get-data": "200",
   "GET /api/get-data-report": "200", "POST /api/get-data-report": "200",
   "POST /api/update-records-by-matching-values": "200",
+  "POST /api/delete-records-by-matching-values": "200",
+  "POST /api/admin/blocs/:blocId/records/:recordId/restore": "200",
   "GET /api/me": "200",
   "POST /api/authenticate": "200", "POST /api/me/password": "204",
   "PUT /api/admin/users/:userId/password": "204", "PATCH /api/admin/users/:userId": "200",
@@ -128,6 +130,7 @@ describe("the OpenAPI document", () => {
       assert.deepEqual(query, ["blocId", "resultLimit", "currentPage", "reverse", "fromDate", "toDate"]);
     }
     assert.deepEqual(body("/api/update-records-by-matching-values", "post").required, ["blocId", "fieldsToUpdate", "searchItems"]);
+    assert.deepEqual(body("/api/delete-records-by-matching-values", "post").required, ["blocId", "searchItems"]);
     const report = doc.paths["/api/get-data-report"].get.responses["200"].content;
     assert.ok(report["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"], "the .xlsx answer is documented");
   });
@@ -141,6 +144,9 @@ describe("the OpenAPI document", () => {
     assert.deepEqual(errors("/api/get-data", "get", "400"), ["error", "message"]);
     assert.deepEqual(errors("/api/update-records-by-matching-values", "post", "401"), ["message"]);
     assert.deepEqual(errors("/api/update-records-by-matching-values", "post", "400"), ["error", "message"]);
+    // delete-records refuses as update-records does.
+    assert.deepEqual(errors("/api/delete-records-by-matching-values", "post", "401"), ["message"]);
+    assert.deepEqual(errors("/api/delete-records-by-matching-values", "post", "400"), ["error", "message"]);
     assert.deepEqual(errors("/api/admin/blocs", "post", "409"), ["error"]);
     assert.equal(doc.paths["/api/admin/blocs"].post.responses["200"], undefined, "POST /blocs answers 201, not 200");
   });

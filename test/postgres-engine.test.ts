@@ -102,7 +102,7 @@ test("config writes and reads; taken keys conflict, missing parents are not foun
   await store.updateBlocSettings("cfg", { scanLimit: null });
   assert.equal((await store.findBloc("cfg"))?.scanLimit, null);
 
-  const grant = { read: true, add: false, update: false, seeHidden: false };
+  const grant = { read: true, add: false, update: false, delete: true, seeHidden: false };
   await store.setGrant("cfg", user.id, grant);
   assert.deepEqual(await store.accessFacts("cfg", user.id), { grants: [grant], restriction: undefined });
   await assert.rejects(store.setGrant("cfg", "999999", grant), NotFoundError);

@@ -40,12 +40,12 @@ export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default
   bloc list                                        list blocs with their fields and settings
   field add <blocId> <name> [--slug SLUG] [--profile-filter true|false]
   field set <blocId> <slug> [--name N] [--profile-filter true|false]
-  grant <blocId> <userId> <perms|none>             set a user's permissions; perms: read,add,update,seeHidden
+  grant <blocId> <userId> <perms|none>             set a user's permissions; perms: read,add,update,delete,seeHidden
   ungrant <blocId> <userId>                        remove a user's permissions on a bloc
   restrict <blocId> <userId> <none|own|hidden|default>
                                                    a user's restriction on a bloc (default: the bloc's)
   history <blocId> <recordId>                      what each update changed in a record, oldest first
-  webhook add <url> [--blocs ID,ID] [--events record.added,record.updated,bloc.updated,access.updated]
+  webhook add <url> [--blocs ID,ID] [--events record.added,record.updated,record.deleted,…]
               [--secret S]                         a webhook (every bloc without --blocs); prints its secret once
   webhook list                                     every webhook (never a secret)
   webhook remove <webhookId>                       remove a webhook

@@ -10,7 +10,7 @@ import { importTable } from "./data-import.js";
 import { progressBar } from "./progress.js";
 
 /** The verbs that talk to a running service over HTTP (through the client), not to the store. */
-export const DATA_VERBS = new Set(["get", "report", "add", "import", "update", "login"]);
+export const DATA_VERBS = new Set(["get", "report", "add", "import", "update", "delete", "login"]);
 
 export const DATA_USAGE = `
 Data commands talk to a running service: --url (or BLOC_URL, default http://localhost:8080)
@@ -28,6 +28,9 @@ and --token (or BLOC_TOKEN). Progress bars go to stderr, only when it is a termi
                                                    <file>.rejected.csv) with their line and reason
   update <blocId> --where slug=value... --set slug=value...
                                                    update every record matching all --where values
+  delete <blocId> --where slug=value...            delete every record matching all --where values (the
+                                                   slug service_entry_row_id names one record by its ID);
+                                                   an admin can restore each (admin API, README)
   login --email E                                  sign in with a password (BLOC_PASSWORD, else the first line
                                                    of stdin); prints {"token","expiresAt","user"}
 
@@ -250,6 +253,13 @@ export async function runDataCommand(positionals: readonly string[], options: Da
           throw new UsageError("update needs at least one --where slug=value and one --set slug=value");
         }
         print({ updated_record_ids: await client.updateRecordsByMatchingValues({ blocId, searchItems, fieldsToUpdate }) });
+        return 0;
+      }
+      case "delete": {
+        const searchItems = pairs("--where", options.where);
+        if (Object.keys(searchItems).length === 0) throw new UsageError("delete needs at least one --where slug=value");
+        if (options.set !== undefined) throw new UsageError("delete takes no --set");
+        print({ deleted_record_ids: await client.deleteRecordsByMatchingValues({ blocId, searchItems }) });
         return 0;
       }
       case "import": {

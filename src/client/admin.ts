@@ -177,4 +177,9 @@ export class BlocAdmin {
   async recordHistory(blocId: BlocId, recordId: number | string): Promise<HistoryItem[]> {
     return (await this.get<{ history: HistoryItem[] }>(`/blocs/${seg(blocId)}/records/${seg(recordId)}/history`)).history;
   }
+
+  /** Brings back a deleted record with its ID; NotFound when the bloc holds no such deleted record, Conflict when a unique value it held is taken. */
+  async restoreRecord(blocId: BlocId, recordId: number | string): Promise<{ blocId: string; recordId: number }> {
+    return this.write("POST", `/blocs/${seg(blocId)}/records/${seg(recordId)}/restore`, undefined);
+  }
 }

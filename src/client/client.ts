@@ -6,11 +6,11 @@ import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
 import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import { NodeTransport } from "./transport.js";
 import type {
   AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
-  SignedIn, UpdateInput,
+  DeleteInput, SignedIn, UpdateInput,
 } from "./types.js";
 
 export interface BlocClientOptions {
@@ -163,6 +163,11 @@ export class BlocClient {
   /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
     return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;
+  }
+
+  /** Deletes every record whose fields equal `searchItems` (an admin can restore them); the IDs deleted. */
+  async deleteRecordsByMatchingValues(input: DeleteInput): Promise<number[]> {
+    return (await this.transport.json<{ deleted_record_ids: number[] }>(deleteRequest(input), [200])).deleted_record_ids;
   }
 
   /** Closes idle keep-alive connections. */

@@ -1,8 +1,8 @@
 import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import type {
-  AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput,
+  AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
 } from "./types.js";
 
 export interface FetchBlocClientOptions {
@@ -84,6 +84,11 @@ export class FetchBlocClient {
 
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
     return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;
+  }
+
+  /** Deletes every record whose fields equal `searchItems` (an admin can restore them); the IDs deleted. */
+  async deleteRecordsByMatchingValues(input: DeleteInput): Promise<number[]> {
+    return (await this.transport.json<{ deleted_record_ids: number[] }>(deleteRequest(input), [200])).deleted_record_ids;
   }
 
   /** A file uploaded with a record (GET /api/files/:ref), if the token may read that record. */

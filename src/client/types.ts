@@ -77,6 +77,12 @@ export interface ReportQuery {
 export type ReportRow = Readonly<Record<string, string>>;
 export type ReportFormat = "xlsx" | "csv";
 
+export interface DeleteInput {
+  readonly blocId: BlocId;
+  /** Field slug, `service_entry_row_id` or `submitted_status` → the exact value a record must hold. */
+  readonly searchItems: Readonly<Record<string, string>>;
+}
+
 export interface UpdateInput {
   readonly blocId: BlocId;
   readonly fieldsToUpdate: Readonly<Record<string, string>>;
@@ -86,7 +92,7 @@ export interface UpdateInput {
 // ---- Admin API (this service) ----
 
 export type UserRole = "admin" | "member";
-export type Permission = "read" | "add" | "update";
+export type Permission = "read" | "add" | "update" | "delete";
 export type RestrictionMode = "none" | "own" | "hidden";
 export type FieldType = "text" | "number" | "date" | "datetime" | "select" | "file" | "autogenerate";
 
@@ -195,6 +201,7 @@ export interface Grant {
   readonly read?: boolean;
   readonly add?: boolean;
   readonly update?: boolean;
+  readonly delete?: boolean;
   readonly seeHidden?: boolean;
 }
 
@@ -214,6 +221,8 @@ export interface Me {
 }
 
 export interface HistoryItem {
+  /** An update, or the record's deletion (every value it held, to "") or restore (every value, from ""). */
+  readonly action: "updated" | "deleted" | "restored";
   readonly at: string;
   readonly userId: string;
   readonly tokenId: string | null;

@@ -114,7 +114,8 @@ export function checkProfileWrite(
 
 export function grantOf(input: Partial<Grant>): Grant {
   return {
-    read: input.read ?? false, add: input.add ?? false, update: input.update ?? false, seeHidden: input.seeHidden ?? false,
+    read: input.read ?? false, add: input.add ?? false, update: input.update ?? false, delete: input.delete ?? false,
+    seeHidden: input.seeHidden ?? false,
   };
 }
 

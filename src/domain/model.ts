@@ -3,8 +3,8 @@
 export type UserRole = "admin" | "member";
 export const USER_ROLES: readonly UserRole[] = ["admin", "member"];
 
-export type Permission = "read" | "add" | "update";
-export const PERMISSIONS: readonly Permission[] = ["read", "add", "update"];
+export type Permission = "read" | "add" | "update" | "delete";
+export const PERMISSIONS: readonly Permission[] = ["read", "add", "update", "delete"];
 
 /** Which records of a bloc a user sees: all, only their own, or none (unless they hold seeHidden). */
 export type RestrictionMode = "none" | "own" | "hidden";
@@ -120,6 +120,7 @@ export interface Grant {
   readonly read: boolean;
   readonly add: boolean;
   readonly update: boolean;
+  readonly delete: boolean;
   readonly seeHidden: boolean;
 }
 

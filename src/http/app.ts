@@ -20,6 +20,7 @@ import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
 import { adminListingRoutes } from "./routes/admin-listing.js";
+import { adminRecordRoutes } from "./routes/admin-records.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
 import { eventsRoute } from "./routes/events.js";
@@ -30,6 +31,7 @@ import { getDataRoute } from "./routes/get-data.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
+import { deleteRecordsRoute } from "./routes/delete-records.js";
 import { serverOptions, type AppOptions } from "./server-options.js";
 
 export type { AppOptions };
@@ -83,6 +85,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     getDataRoute(scope, ctx, options.maxResultLimit);
     getDataReportRoute(scope, ctx, options.maxReportPage);
     updateRecordsRoute(scope, ctx);
+    deleteRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
     ownPasswordRoute(scope, ctx);
     filesRoute(scope, ctx);
@@ -97,6 +100,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);
+    adminRecordRoutes(scope, ctx);
     adminWebhookRoutes(scope, ctx, events.send);
   });
   return app;

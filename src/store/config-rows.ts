@@ -35,11 +35,11 @@ export interface FieldRow {
   indexed: number;
 }
 
-export interface GrantRow { can_read: number; can_add: number; can_update: number; see_hidden: number }
+export interface GrantRow { can_read: number; can_add: number; can_update: number; can_delete: number; see_hidden: number }
 
 export const BLOC_COLUMNS = "id, name, open_to_all, accepting_data, restriction, module_id, require_job, scan_limit, scan_limit_period";
 export const FIELD_COLUMNS = "bloc_id, slug, name, apply_profile_filter, type, options, required, unique_values, max_length, pattern, format, indexed";
-export const GRANT_COLUMNS = "can_read, can_add, can_update, see_hidden";
+export const GRANT_COLUMNS = "can_read, can_add, can_update, can_delete, see_hidden";
 /** A token and its user, over `tokens t JOIN users u`. */
 export const TOKEN_COLUMNS = `t.id, t.user_id, t.name, t.hash, t.expires_at, t.revoked_at, t.scope_permissions, t.scope_blocs,
   u.name AS user_name, u.role AS user_role, u.profile AS user_profile, u.email AS user_email, u.disabled_at AS user_disabled_at`;
@@ -135,9 +135,12 @@ export function toBloc(row: BlocRow, fields: readonly FieldRow[]): Bloc {
 }
 
 export function toGrant(row: GrantRow): Grant {
-  return { read: row.can_read === 1, add: row.can_add === 1, update: row.can_update === 1, seeHidden: row.see_hidden === 1 };
+  return {
+    read: row.can_read === 1, add: row.can_add === 1, update: row.can_update === 1, delete: row.can_delete === 1,
+    seeHidden: row.see_hidden === 1,
+  };
 }
 
 export function grantParams(grant: Grant): number[] {
-  return [Number(grant.read), Number(grant.add), Number(grant.update), Number(grant.seeHidden)];
+  return [Number(grant.read), Number(grant.add), Number(grant.update), Number(grant.delete), Number(grant.seeHidden)];
 }

@@ -120,9 +120,13 @@ export interface ValueLookup {
 /** What one update changed in one record: field slug (or `submitted_status`) → its value before and after. */
 export type Changes = Readonly<Record<string, { readonly from: string; readonly to: string }>>;
 
-/** One update of one record, as its history keeps it. */
+/** What a history entry records: an update, or the record's deletion or restore. */
+export type HistoryAction = "updated" | "deleted" | "restored";
+
+/** One update (or deletion, or restore) of one record, as its history keeps it. */
 export interface HistoryEntry {
   readonly recordId: number;
+  readonly action: HistoryAction;
   /** `YYYY-MM-DD HH:MM:SS` in the service's time zone, like `created_at`. */
   readonly at: string;
   readonly userId: string;
@@ -152,7 +156,7 @@ export interface IdempotencyEntry {
  */
 export const TABLES = [
   "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
-  "records", "sequences", "files", "counter_scopes", "value_counts", "record_history", "idempotency_keys",
+  "records", "deleted_records", "sequences", "files", "counter_scopes", "value_counts", "record_history", "idempotency_keys",
   "event_sequences", "events", "webhooks", "webhook_lanes", "webhook_deliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
@@ -226,7 +230,10 @@ export interface StoreReads extends CounterReads {
    */
   valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]>;
 
-  /** The history of one record of a bloc, oldest first; undefined when the bloc has no such record. */
+  /**
+   * The history of one record of a bloc, oldest first, whether the record is deleted or
+   * not; undefined when the bloc never held such a record.
+   */
   recordHistory(blocId: string, recordId: number): Promise<HistoryEntry[] | undefined>;
 }
 
@@ -279,6 +286,15 @@ export interface Tx extends StoreReads, ConfigWrites, EventWrites, CounterWrites
   updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]>;
   /** Adds one entry per changed record to the records' history. */
   insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void>;
+  /**
+   * Moves the bloc's records with these IDs, whole, from the records to the deleted
+   * records, noting when and by whom; returns how many moved.
+   */
+  moveToDeleted(blocId: string, ids: readonly number[], deletedAt: string, deletedBy: string): Promise<number>;
+  /** A deleted record of the bloc, as it was when deleted; undefined when there is none with this ID. */
+  findDeletedRecord(blocId: string, id: number): Promise<StoredRecord | undefined>;
+  /** Moves a deleted record back to the records with its ID; false when there was none. */
+  moveFromDeleted(blocId: string, id: number): Promise<boolean>;
   /**
    * Holds a user's idempotency key until the transaction ends, across processes. False
    * when another transaction holds it: the caller ends this one and tries again, rather

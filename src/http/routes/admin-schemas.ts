@@ -1,13 +1,13 @@
 import type { FastifyRequest } from "fastify";
 import { Type, type TSchema } from "@sinclair/typebox";
-import { FIELD_TYPES, SCAN_LIMIT_PERIODS } from "../../domain/model.js";
+import { FIELD_TYPES, PERMISSIONS, SCAN_LIMIT_PERIODS } from "../../domain/model.js";
 import { MAX_ID_LENGTH } from "../../domain/values.js";
 
 /** Request schemas of the admin API; Fastify validates bodies against them and the OpenAPI document lists them. */
 export const tags = ["admin"];
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Permission = Type.Union([Type.Literal("read"), Type.Literal("add"), Type.Literal("update")]);
+const Permission = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 const Restriction = Type.Union([Type.Literal("none"), Type.Literal("own"), Type.Literal("hidden")]);
 /** Any ID in a path or body: longer ones name nothing and are refused (400) before a lookup. */
 export const Id = Type.String({ maxLength: MAX_ID_LENGTH });
@@ -84,6 +84,7 @@ export const GrantBody = Type.Object({
   read: Type.Optional(Type.Boolean()),
   add: Type.Optional(Type.Boolean()),
   update: Type.Optional(Type.Boolean()),
+  delete: Type.Optional(Type.Boolean()),
   seeHidden: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 

@@ -58,7 +58,7 @@ export async function loadAccessFacts(db: Db, blocId: string, userId: string): P
   const grants = await db.run<GrantRow>(`
     SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = $1::text AND user_id = $2::bigint
     UNION ALL
-    SELECT g.can_read, g.can_add, g.can_update, g.see_hidden FROM role_grants g
+    SELECT g.can_read, g.can_add, g.can_update, g.can_delete, g.see_hidden FROM role_grants g
       JOIN user_roles ur ON ur.role_id = g.role_id WHERE g.bloc_id = $1::text AND ur.user_id = $2::bigint`, [blocId, user]);
   const [restriction] = await db.run<{ mode: RestrictionMode }>(
     "SELECT mode FROM restrictions WHERE bloc_id = $1::text AND user_id = $2::bigint", [blocId, user]);

@@ -121,9 +121,9 @@ export class PgConfigWrites implements ConfigWrites {
   private async upsertGrant(table: "grants" | "role_grants", holder: "user_id" | "role_id", blocId: string, id: string, grant: Grant): Promise<void> {
     await this.db.run(`
       INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS})
-      VALUES ($1::text, $2::bigint, $3::integer, $4::integer, $5::integer, $6::integer)
+      VALUES ($1::text, $2::bigint, $3::integer, $4::integer, $5::integer, $6::integer, $7::integer)
       ON CONFLICT (bloc_id, ${holder}) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
-        can_update = excluded.can_update, see_hidden = excluded.see_hidden`,
+        can_update = excluded.can_update, can_delete = excluded.can_delete, see_hidden = excluded.see_hidden`,
     [blocId, internalId(id), ...grantParams(grant)]);
   }
 

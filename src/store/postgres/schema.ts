@@ -425,6 +425,32 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX sign_in_attempts_by_age ON sign_in_attempts (since_ms);
   `,
+  // Deleting records (domain/record-removal.ts): a `delete` permission in grants; a deleted
+  // record moves whole to deleted_records, so that no query over records changes, and moves
+  // back on restore with its ID. Its files, idempotency keys and history stay, pointing at
+  // an ID that may be in either table: their foreign keys to records go. A history entry
+  // names what it records (`action`).
+  `
+  ALTER TABLE grants ADD COLUMN can_delete integer NOT NULL DEFAULT 0;
+  ALTER TABLE role_grants ADD COLUMN can_delete integer NOT NULL DEFAULT 0;
+  CREATE TABLE deleted_records (
+    id               bigint PRIMARY KEY,
+    bloc_id          text COLLATE "C" NOT NULL REFERENCES blocs(id),
+    created_at       text COLLATE "C" NOT NULL,
+    user_id          text COLLATE "C" NOT NULL,
+    submitted_status integer NOT NULL,
+    job_id           text COLLATE "C",
+    data             jsonb NOT NULL,
+    deleted_at       text COLLATE "C" NOT NULL,
+    deleted_by       text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX deleted_records_by_bloc ON deleted_records (bloc_id, id);
+  ALTER TABLE files DROP CONSTRAINT IF EXISTS files_record_id_fkey;
+  ALTER TABLE idempotency_keys DROP CONSTRAINT IF EXISTS idempotency_keys_record_id_fkey;
+  ALTER TABLE record_history DROP CONSTRAINT IF EXISTS record_history_record_id_fkey;
+  ALTER TABLE record_history ADD COLUMN action text COLLATE "C" NOT NULL DEFAULT 'updated'
+    CHECK (action IN ('updated', 'deleted', 'restored'));
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

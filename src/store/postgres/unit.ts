@@ -1,12 +1,15 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { CounterDeltas } from "../../domain/counting/deltas.js";
 import type { Scope, ScopeCountChange, ValueCountChange } from "../../domain/counting/ports.js";
-import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
+import type {
+  Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, StoredRecord, User, UserRole,
+} from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { AccountChanges, HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import * as counters from "./counters.js";
 import * as events from "./events.js";
+import * as deleted from "./deleted-records.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
 import { PgReads, type CachedConfig } from "./reads.js";
@@ -54,6 +57,18 @@ export class PgUnit extends PgReads implements Tx {
 
   insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void> {
     return history.insertHistory(this.db, blocId, entries);
+  }
+
+  moveToDeleted(blocId: string, ids: readonly number[], deletedAt: string, deletedBy: string): Promise<number> {
+    return deleted.moveToDeleted(this.db, blocId, ids, deletedAt, deletedBy);
+  }
+
+  findDeletedRecord(blocId: string, id: number): Promise<StoredRecord | undefined> {
+    return deleted.findDeletedRecord(this.db, blocId, id);
+  }
+
+  moveFromDeleted(blocId: string, id: number): Promise<boolean> {
+    return deleted.moveFromDeleted(this.db, blocId, id);
   }
 
   claimIdempotencyKey(userId: string, keyHash: string): Promise<boolean> {

@@ -220,9 +220,9 @@ export class SqliteConfig implements ConfigWrites {
   /** A user's or a role's grant on a bloc, replacing any earlier one. */
   private upsertGrant(table: "grants" | "role_grants", holder: "user_id" | "role_id", blocId: string, id: string, grant: Grant): void {
     this.sql.get(`
-      INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+      INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (bloc_id, ${holder}) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
-        can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
+        can_update = excluded.can_update, can_delete = excluded.can_delete, see_hidden = excluded.see_hidden`)
       .run(blocId, internalId(id), ...grantParams(grant));
   }
 
@@ -266,7 +266,7 @@ export class SqliteConfig implements ConfigWrites {
     const grants = this.sql.get(`
       SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = ? AND user_id = ?
       UNION ALL
-      SELECT g.can_read, g.can_add, g.can_update, g.see_hidden FROM role_grants g
+      SELECT g.can_read, g.can_add, g.can_update, g.can_delete, g.see_hidden FROM role_grants g
         JOIN user_roles ur ON ur.role_id = g.role_id WHERE g.bloc_id = ? AND ur.user_id = ?`)
       .all(blocId, user, blocId, user) as GrantRow[];
     const restriction = this.sql.get("SELECT mode FROM restrictions WHERE bloc_id = ? AND user_id = ?")
