@@ -408,6 +408,11 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, left(value, ${COUNTER_HEAD})) WHERE n >= 2;
   ${valueStatisticsMigration()}
   `,
+  // A retired field stays as a row, so that its slug is never given again and records'
+  // history still names it; NULL (what an older backup restores) is a field in use.
+  `
+  ALTER TABLE fields ADD COLUMN retired_at text COLLATE "C";
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -337,6 +337,11 @@ const MIGRATIONS: readonly Step[] = [
   -- The values a scope ranks first, read off in order: only counts of two and more.
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, value) WHERE n >= 2;
   `,
+  // A retired field stays as a row, so that its slug is never given again and records'
+  // history still names it; NULL (what an older backup restores) is a field in use.
+  `
+  ALTER TABLE fields ADD COLUMN retired_at TEXT;
+  `,
 ];
 
 /** The version at which every field has its value index (for tests of that upgrade). */
