@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from "./errors.js";
 import type { Context } from "./context.js";
+import type { Grant } from "./model.js";
 import type { BlocAccessList } from "../store/store.js";
 import { parseFormat } from "./autogenerate.js";
 import { getBloc } from "./blocs.js";
@@ -94,8 +95,19 @@ export async function deleteModule(ctx: Context, moduleId: string): Promise<void
   });
 }
 
-/** Who holds what on a bloc: grants, role grants and restrictions, with names. */
-export async function listBlocAccess(ctx: Context, blocId: string): Promise<BlocAccessList> {
+/** Who holds what on a bloc, each grant's permissions beside its holder's ID and name (the admin API and the CLI answer this). */
+export interface AccessListing {
+  readonly grants: readonly ({ readonly userId: string; readonly userName: string } & Grant)[];
+  readonly roleGrants: readonly ({ readonly roleId: string; readonly roleName: string } & Grant)[];
+  readonly restrictions: BlocAccessList["restrictions"];
+}
+
+export async function listBlocAccess(ctx: Context, blocId: string): Promise<AccessListing> {
   await getBloc(ctx, blocId);
-  return ctx.store.blocAccessList(blocId);
+  const list = await ctx.store.blocAccessList(blocId);
+  return {
+    grants: list.grants.map(({ userId, userName, grant }) => ({ userId, userName, ...grant })),
+    roleGrants: list.roleGrants.map(({ roleId, roleName, grant }) => ({ roleId, roleName, ...grant })),
+    restrictions: list.restrictions,
+  };
 }

@@ -64,12 +64,5 @@ export function adminRemovalRoutes(app: FastifyInstance, ctx: Context): void {
 
   app.get<{ Params: Static<typeof BlocParams> }>("/api/admin/blocs/:blocId/access", {
     schema: { tags, params: BlocParams, response: answers(200, AccessList), summary: "Every grant, role grant and restriction on a bloc" },
-  }, async (request) => {
-    const list = await listBlocAccess(ctx, request.params.blocId);
-    return {
-      grants: list.grants.map(({ userId, userName, grant }) => ({ userId, userName, ...grant })),
-      roleGrants: list.roleGrants.map(({ roleId, roleName, grant }) => ({ roleId, roleName, ...grant })),
-      restrictions: list.restrictions,
-    };
-  });
+  }, async (request) => listBlocAccess(ctx, request.params.blocId));
 }
