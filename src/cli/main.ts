@@ -34,6 +34,7 @@ async function main(argv: string[]): Promise<void> {
       batch: { type: "string" },
       "skip-files": { type: "boolean" },
       "new-admin": { type: "boolean" },
+      "with-records": { type: "boolean" },
       events: { type: "string" },
       secret: { type: "string" },
       limit: { type: "string" },

@@ -1,7 +1,7 @@
 import type { Transport } from "./transport.js";
 import type { Webhook, WebhookDelivery, WebhookInput } from "./events.js";
 import type {
-  Bloc, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
+  Bloc, BlocAccess, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
   RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole, AccountInput, UserUpdate,
 } from "./types.js";
 
@@ -82,6 +82,11 @@ export class BlocAdmin {
     return this.remove(`/users/${seg(userId)}/roles/${seg(roleId)}`);
   }
 
+  /** Deletes a role with its memberships and grants: its members lose what it gave them at once. */
+  deleteRole(roleId: string): Promise<void> {
+    return this.remove(`/roles/${seg(roleId)}`);
+  }
+
   // Modules, blocs, fields
 
   createModule(name: string): Promise<Module> {
@@ -116,7 +121,27 @@ export class BlocAdmin {
     return this.write("PATCH", `/blocs/${seg(blocId)}/fields/${seg(slug)}`, changes);
   }
 
+  /** Retires a field: no longer accepted or shown; records keep its values and its slug is never given again. */
+  retireField(blocId: BlocId, slug: string): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}/fields/${seg(slug)}`);
+  }
+
+  /** Deletes a bloc; one that holds records is refused (409) unless `withRecords` deletes them with it. */
+  deleteBloc(blocId: BlocId, options: { withRecords?: boolean } = {}): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}${options.withRecords ? "?withRecords=true" : ""}`);
+  }
+
+  /** Deletes a module; refused (409) while a bloc belongs to it. */
+  deleteModule(moduleId: string): Promise<void> {
+    return this.remove(`/modules/${seg(moduleId)}`);
+  }
+
   // Access
+
+  /** Every grant, role grant and restriction on a bloc, with the holders' names. */
+  getAccess(blocId: BlocId): Promise<BlocAccess> {
+    return this.get(`/blocs/${seg(blocId)}/access`);
+  }
 
   setAccess(blocId: BlocId, userId: string, grant: Grant): Promise<Required<Grant> & { blocId: string; userId: string }> {
     return this.write("PUT", `/blocs/${seg(blocId)}/access/${seg(userId)}`, grant);

@@ -9,7 +9,7 @@ import { multipartBody, type UploadFile } from "./multipart.js";
 import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import { NodeTransport } from "./transport.js";
 import type {
-  AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
+  AddDataInput, AddDataResult, BlocFields, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
   DeleteInput, SignedIn, UpdateInput,
 } from "./types.js";
 
@@ -158,6 +158,11 @@ export class BlocClient {
       }
     }, createWriteStream(file));
     return { path: file, bytes };
+  }
+
+  /** What a form needs to add to a bloc (its fields, their rules, its module) and what this token may do there. */
+  blocFields(blocId: BlocId): Promise<BlocFields> {
+    return this.transport.json<BlocFields>({ method: "GET", path: `/api/blocs/${encodeURIComponent(String(blocId))}/fields` }, [200]);
   }
 
   /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */

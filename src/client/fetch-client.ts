@@ -2,7 +2,7 @@ import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
 import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import type {
-  AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
+  BlocFields, AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
 } from "./types.js";
 
 export interface FetchBlocClientOptions {
@@ -37,6 +37,11 @@ export class FetchBlocClient {
   }
 
   /** What the token may do: its user, roles, scope and the blocs it may use. */
+  /** What a form needs to add to a bloc (its fields, their rules, its module) and what this token may do there. */
+  blocFields(blocId: string | number): Promise<BlocFields> {
+    return this.transport.json<BlocFields>({ method: "GET", path: `/api/blocs/${encodeURIComponent(String(blocId))}/fields` }, [200]);
+  }
+
   me(): Promise<Me> {
     return this.transport.json<Me>({ method: "GET", path: "/api/me" }, [200]);
   }

@@ -205,6 +205,32 @@ export interface Grant {
   readonly seeHidden?: boolean;
 }
 
+/** A field as GET /api/blocs/:blocId/fields describes it to a form. */
+export interface FormField extends Required<Omit<FieldRules, "indexed">> {
+  readonly slug: string;
+  readonly name: string;
+}
+
+/** GET /api/blocs/:blocId/fields: what a form needs to add to a bloc, and what the caller may do there. */
+export interface BlocFields {
+  readonly blocId: string;
+  readonly name: string;
+  readonly acceptingData: boolean;
+  readonly requireJob: boolean;
+  /** In the bloc's order; retired fields are left out. */
+  readonly fields: readonly FormField[];
+  /** The bloc's module (add-data's jobID), if it has one. */
+  readonly modules: readonly Module[];
+  readonly permissions: Readonly<Record<Permission, boolean>>;
+}
+
+/** GET /api/admin/blocs/:blocId/access: every grant, role grant and restriction on a bloc. */
+export interface BlocAccess {
+  readonly grants: readonly (Required<Grant> & { readonly userId: string; readonly userName: string })[];
+  readonly roleGrants: readonly (Required<Grant> & { readonly roleId: string; readonly roleName: string })[];
+  readonly restrictions: readonly { readonly userId: string; readonly userName: string; readonly mode: RestrictionMode }[];
+}
+
 /** GET /api/me: the token's user and what it may do on each bloc it may use. */
 export interface Me {
   readonly user: User;

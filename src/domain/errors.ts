@@ -81,9 +81,16 @@ export class ProfileViolationError extends ServiceError {
   readonly kind = "profile-violation";
 }
 
-/** A value breaks a rule of its field (type, options, required, unique, maxLength, pattern). */
+/** Values break rules of their fields (type, options, required, unique, maxLength, pattern). */
 export class RuleViolationError extends ServiceError {
   readonly kind = "rule-violation";
+  /**
+   * @param message every failure, in one sentence each
+   * @param fields each failing field's slug → its own sentence, for a form to show beside it
+   */
+  constructor(message: string, readonly fields: Readonly<Record<string, string>> = {}) {
+    super(message);
+  }
 }
 
 /** The bloc has taken as many records as its scan limit allows in this period. */

@@ -9,7 +9,7 @@ import type { NewFile, Tx } from "../store/store.js";
 import { listFieldCounts, valuesToRead, type FieldCounts } from "./field-counts.js";
 import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { parseFormat, template } from "./autogenerate.js";
-import { checkValue } from "./field-rules.js";
+import { checkValues } from "./field-rules.js";
 import { addOnce, idempotentRequest } from "./idempotency.js";
 import { checkJob } from "./modules.js";
 import { countLimitInfo, periodStart, type CountLimitInfo } from "./scan-limit.js";
@@ -85,9 +85,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
     return { ...file, ref };
   });
   if (new Set(files.map((f) => f.slug)).size !== files.length) throw new InvalidInputError("one file per file field");
-  for (const field of bloc.fields) {
-    if (field.type !== "autogenerate") checkValue(field, ownValue(values, field.slug), true);
-  }
+  checkValues(bloc.fields.filter((f) => f.type !== "autogenerate").map((f) => [f, ownValue(values, f.slug)] as const), true);
   checkProfileWrite(access, principal, values, true);
   const createdAt = ctx.now();
   const slugs = bloc.fields.map((f) => f.slug);
@@ -235,7 +233,8 @@ export async function updateRecords(ctx: Context, principal: Principal, input: U
   if (Object.hasOwn(input.set, RECORD_ID_KEY)) throw new InvalidInputError(`fieldsToUpdate cannot change ${RECORD_ID_KEY}`);
   const { [STATUS_KEY]: status, ...fieldInput } = input.set;
   const values = storedValues(bloc, "fieldsToUpdate", fieldInput, ctx.limits);
-  for (const [slug, value] of Object.entries(values)) checkValue(fieldOf(bloc, "fieldsToUpdate", slug), value, false);
+  checkFieldCount("searchItems", input.search, ctx.limits);
+  checkValues(Object.entries(values).map(([slug, value]) => [fieldOf(bloc, "fieldsToUpdate", slug), value] as const), false);
   const match = searchConditions(bloc, input.search, ctx.limits);
   checkProfileWrite(access, principal, values, false);
   const written = status === undefined ? values : { ...values, [STATUS_KEY]: String(toStatus(`fieldsToUpdate.${STATUS_KEY}`, status)) };

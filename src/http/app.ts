@@ -21,6 +21,8 @@ import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
 import { adminListingRoutes } from "./routes/admin-listing.js";
 import { adminRecordRoutes } from "./routes/admin-records.js";
+import { adminRemovalRoutes } from "./routes/admin-removals.js";
+import { blocFieldsRoute } from "./routes/bloc-fields.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
 import { eventsRoute } from "./routes/events.js";
@@ -90,6 +92,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     ownPasswordRoute(scope, ctx);
     filesRoute(scope, ctx);
     eventsRoute(scope, ctx, events);
+    blocFieldsRoute(scope, ctx);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
@@ -99,6 +102,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     adminListingRoutes(scope, ctx);
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
+    adminRemovalRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);
     adminRecordRoutes(scope, ctx);
     adminWebhookRoutes(scope, ctx, events.send);

@@ -22,6 +22,8 @@ export abstract class BaseStore {
   listBlocs(): ReturnType<StoreReads["listBlocs"]> { return this.direct.listBlocs(); }
   highestNumericBlocId(): ReturnType<StoreReads["highestNumericBlocId"]> { return this.direct.highestNumericBlocId(); }
   accessFacts(blocId: string, userId: string): ReturnType<StoreReads["accessFacts"]> { return this.direct.accessFacts(blocId, userId); }
+  blocAccessList(blocId: string): ReturnType<StoreReads["blocAccessList"]> { return this.direct.blocAccessList(blocId); }
+  retiredFieldSlugs(blocId: string): ReturnType<StoreReads["retiredFieldSlugs"]> { return this.direct.retiredFieldSlugs(blocId); }
   findFile(ref: string): ReturnType<StoreReads["findFile"]> { return this.direct.findFile(ref); }
   countRecords(...a: Parameters<StoreReads["countRecords"]>): ReturnType<StoreReads["countRecords"]> { return this.direct.countRecords(...a); }
   listRecords(...a: Parameters<StoreReads["listRecords"]>): ReturnType<StoreReads["listRecords"]> { return this.direct.listRecords(...a); }
@@ -59,4 +61,8 @@ export abstract class BaseStore {
   removeRoleGrant(blocId: string, roleId: string): Promise<void> { return this.transaction((tx) => tx.removeRoleGrant(blocId, roleId)); }
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> { return this.transaction((tx) => tx.setRestriction(blocId, userId, mode)); }
   removeRestriction(blocId: string, userId: string): Promise<void> { return this.transaction((tx) => tx.removeRestriction(blocId, userId)); }
+  retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> { return this.transaction((tx) => tx.retireField(blocId, slug, retiredAt)); }
+  deleteBloc(blocId: string): Promise<string[]> { return this.transaction((tx) => tx.deleteBloc(blocId)); }
+  deleteRole(roleId: string): Promise<string[] | undefined> { return this.transaction((tx) => tx.deleteRole(roleId)); }
+  deleteModule(moduleId: string): Promise<boolean> { return this.transaction((tx) => tx.deleteModule(moduleId)); }
 }

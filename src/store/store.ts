@@ -92,6 +92,13 @@ export interface AccessFacts {
   readonly restriction: RestrictionMode | undefined;
 }
 
+/** Who holds what on one bloc, as the admin's access listing shows it (names beside IDs). */
+export interface BlocAccessList {
+  readonly grants: readonly { readonly userId: string; readonly userName: string; readonly grant: Grant }[];
+  readonly roleGrants: readonly { readonly roleId: string; readonly roleName: string; readonly grant: Grant }[];
+  readonly restrictions: readonly { readonly userId: string; readonly userName: string; readonly mode: RestrictionMode }[];
+}
+
 /** One column of a report row: a record's system value, a part of its time, or a field. */
 export interface RowColumn {
   readonly key: string;
@@ -200,6 +207,10 @@ export interface StoreReads extends CounterReads {
   /** The largest bloc ID made only of digits, or 0. */
   highestNumericBlocId(): Promise<number>;
   accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
+  /** Every grant, role grant and restriction on the bloc, by holder ID. */
+  blocAccessList(blocId: string): Promise<BlocAccessList>;
+  /** Slugs of the bloc's retired fields: findBloc leaves them out, and no new field may take them. */
+  retiredFieldSlugs(blocId: string): Promise<string[]>;
   findFile(ref: string): Promise<StoredFile | undefined>;
 
   /** Records the filter selects, counted from the records themselves. */
@@ -262,6 +273,21 @@ export interface ConfigWrites {
   removeRoleGrant(blocId: string, roleId: string): Promise<void>;
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void>;
   removeRestriction(blocId: string, userId: string): Promise<void>;
+  /**
+   * Retires a field: findBloc no longer lists it, its row (and so its slug) stays, and
+   * its value counters go (nothing reads them any more). False when no such field is in use.
+   */
+  retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean>;
+  /**
+   * Deletes a bloc and every row that belongs to it (records, files' rows, history,
+   * counters, sequences, access, events, webhook lanes and deliveries, idempotency
+   * entries of its records); returns the SHA-256 of each content its files used.
+   */
+  deleteBloc(blocId: string): Promise<string[]>;
+  /** Deletes a role, its memberships and its grants; returns the blocs it held grants on, or undefined when no such role exists. */
+  deleteRole(roleId: string): Promise<string[] | undefined>;
+  /** Deletes a module no bloc belongs to; false when no such module exists. */
+  deleteModule(moduleId: string): Promise<boolean>;
 }
 
 /**

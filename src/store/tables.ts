@@ -17,7 +17,7 @@ export const TABLE_SHAPES: { readonly [T in TableName]: { readonly key: readonly
   fields: {
     key: ["bloc_id", "slug"],
     columns: ["bloc_id", "slug", "name", "position", "apply_profile_filter", "type", "options", "required",
-      "unique_values", "max_length", "pattern", "format", "indexed"],
+      "unique_values", "max_length", "pattern", "format", "indexed", "retired_at"],
   },
   tokens: {
     key: ["id"],

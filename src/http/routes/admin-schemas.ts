@@ -97,6 +97,8 @@ export const FieldParams = Type.Object({ blocId: Id, slug: Id });
 export const UserRoleParams = Type.Object({ userId: Id, roleId: Id });
 export const BlocUserParams = Type.Object({ blocId: Id, userId: Id });
 export const BlocRoleParams = Type.Object({ blocId: Id, roleId: Id });
+export const RoleParams = Type.Object({ roleId: Id });
+export const ModuleParams = Type.Object({ moduleId: Id });
 
 /** Lets a body whose every key is optional be left out entirely. */
 export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {

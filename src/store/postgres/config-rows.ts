@@ -42,7 +42,7 @@ export async function loadBloc(db: Db, id: string): Promise<Bloc | undefined> {
   if (!storable(id)) return undefined;
   const [row] = await db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = $1::text`, [id]);
   if (!row) return undefined;
-  const fields = await db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = $1::text ORDER BY position`, [id]);
+  const fields = await db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = $1::text AND retired_at IS NULL ORDER BY position`, [id]);
   return toBloc(row, fields);
 }
 

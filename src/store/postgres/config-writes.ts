@@ -1,6 +1,7 @@
 import { ConflictError } from "../../domain/errors.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
 import type { AccountChanges, ConfigWrites, NewToken } from "../store.js";
+import { BLOC_ROWS } from "../bloc-rows.js";
 import {
   FIELD_COLUMNS, GRANT_COLUMNS, USER_COLUMNS, accountSets, fieldParams, grantParams, internalId, toUser, type UserRow,
 } from "../config-rows.js";
@@ -150,5 +151,39 @@ export class PgConfigWrites implements ConfigWrites {
 
   async removeRestriction(blocId: string, userId: string): Promise<void> {
     await this.db.run("DELETE FROM restrictions WHERE bloc_id = $1::text AND user_id = $2::bigint", [blocId, internalId(userId)]);
+  }
+
+  async retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> {
+    const rows = await this.db.run(`UPDATE fields SET retired_at = $3::text
+      WHERE bloc_id = $1::text AND slug = $2::text AND retired_at IS NULL RETURNING slug`, [blocId, slug, retiredAt]);
+    if (rows.length === 0) return false;
+    await this.db.run(`DELETE FROM value_counts WHERE slug = $2::text
+      AND scope_id IN (SELECT id FROM counter_scopes WHERE bloc_id = $1::text)`, [blocId, slug]);
+    return true;
+  }
+
+  async deleteBloc(blocId: string): Promise<string[]> {
+    const contents = await this.db.run<{ sha256: string }>(
+      "SELECT DISTINCT sha256 FROM files WHERE bloc_id = $1::text ORDER BY sha256", [blocId]);
+    for (const { table, where } of BLOC_ROWS) {
+      await this.db.run(`DELETE FROM ${table} WHERE ${where.replaceAll(":bloc", "$1::text")}`, [blocId]);
+    }
+    return contents.map((row) => row.sha256);
+  }
+
+  async deleteRole(roleId: string): Promise<string[] | undefined> {
+    const id = internalId(roleId);
+    const [role] = await this.db.run("SELECT id FROM roles WHERE id = $1::bigint FOR UPDATE", [id]);
+    if (!role) return undefined;
+    const blocs = await this.db.run<{ bloc_id: string }>(
+      "DELETE FROM role_grants WHERE role_id = $1::bigint RETURNING bloc_id", [id]);
+    await this.db.run("DELETE FROM user_roles WHERE role_id = $1::bigint", [id]);
+    await this.db.run("DELETE FROM roles WHERE id = $1::bigint", [id]);
+    return blocs.map((row) => row.bloc_id).sort();
+  }
+
+  async deleteModule(moduleId: string): Promise<boolean> {
+    const rows = await this.db.run("DELETE FROM modules WHERE id = $1::bigint RETURNING id", [internalId(moduleId)]);
+    return rows.length > 0;
   }
 }

@@ -451,6 +451,11 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE record_history ADD COLUMN action text COLLATE "C" NOT NULL DEFAULT 'updated'
     CHECK (action IN ('updated', 'deleted', 'restored'));
   `,
+  // A retired field stays as a row, so that its slug is never given again and records'
+  // history still names it; NULL (what an older backup restores) is a field in use.
+  `
+  ALTER TABLE fields ADD COLUMN retired_at text COLLATE "C";
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -133,4 +133,8 @@ export class PgUnit extends PgReads implements Tx {
   removeRoleGrant(blocId: string, roleId: string): Promise<void> { return this.configChange().removeRoleGrant(blocId, roleId); }
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> { return this.configChange().setRestriction(blocId, userId, mode); }
   removeRestriction(blocId: string, userId: string): Promise<void> { return this.configChange().removeRestriction(blocId, userId); }
+  retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> { return this.configChange().retireField(blocId, slug, retiredAt); }
+  deleteBloc(blocId: string): Promise<string[]> { return this.configChange().deleteBloc(blocId); }
+  deleteRole(roleId: string): Promise<string[] | undefined> { return this.configChange().deleteRole(roleId); }
+  deleteModule(moduleId: string): Promise<boolean> { return this.configChange().deleteModule(moduleId); }
 }

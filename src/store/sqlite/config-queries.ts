@@ -4,7 +4,8 @@ import {
   type BlocRow, type FieldRow, type GrantRow, type TokenRow, type UserRow,
   accountSets, LOGIN_COLUMNS, type LoginRow,
 } from "../config-rows.js";
-import type { AccessFacts, AccountChanges, ConfigWrites, Login, NewToken } from "../store.js";
+import type { AccessFacts, AccountChanges, BlocAccessList, ConfigWrites, Login, NewToken } from "../store.js";
+import { BLOC_ROWS } from "../bloc-rows.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { Statements } from "./statements.js";
 import { ensureValueIndex } from "./value-indexes.js";
@@ -168,13 +169,13 @@ export class SqliteConfig implements ConfigWrites {
   private loadBloc(id: string): Bloc | undefined {
     const row = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = ?`).get(id) as BlocRow | undefined;
     if (!row) return undefined;
-    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? ORDER BY position`).all(id) as FieldRow[];
+    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? AND retired_at IS NULL ORDER BY position`).all(id) as FieldRow[];
     return toBloc(row, fields);
   }
 
   async listBlocs(): Promise<Bloc[]> {
     const blocs = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, id`).all() as BlocRow[];
-    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`).all() as FieldRow[];
+    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE retired_at IS NULL ORDER BY bloc_id, position`).all() as FieldRow[];
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) byBloc.set(field.bloc_id, [...(byBloc.get(field.bloc_id) ?? []), field]);
     return blocs.map((bloc) => toBloc(bloc, byBloc.get(bloc.id) ?? []));
@@ -255,6 +256,63 @@ export class SqliteConfig implements ConfigWrites {
   async removeRestriction(blocId: string, userId: string): Promise<void> {
     this.cache.changed();
     this.sql.get("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
+  }
+
+  async retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> {
+    this.cache.changed();
+    const retired = this.sql.get("UPDATE fields SET retired_at = ? WHERE bloc_id = ? AND slug = ? AND retired_at IS NULL")
+      .run(retiredAt, blocId, slug).changes > 0;
+    if (retired) {
+      this.sql.get("DELETE FROM value_counts WHERE slug = ? AND scope_id IN (SELECT id FROM counter_scopes WHERE bloc_id = ?)")
+        .run(slug, blocId);
+    }
+    return retired;
+  }
+
+  async retiredFieldSlugs(blocId: string): Promise<string[]> {
+    return this.sql.get("SELECT slug FROM fields WHERE bloc_id = ? AND retired_at IS NOT NULL ORDER BY position")
+      .all(blocId).map((row) => (row as { slug: string }).slug);
+  }
+
+  async deleteBloc(blocId: string): Promise<string[]> {
+    this.cache.changed();
+    const contents = this.sql.get("SELECT DISTINCT sha256 FROM files WHERE bloc_id = ? ORDER BY sha256")
+      .all(blocId).map((row) => (row as { sha256: string }).sha256);
+    for (const { table, where } of BLOC_ROWS) {
+      this.sql.get(`DELETE FROM ${table} WHERE ${where.replaceAll(":bloc", "@bloc")}`).run({ bloc: blocId });
+    }
+    return contents;
+  }
+
+  async deleteRole(roleId: string): Promise<string[] | undefined> {
+    this.cache.changed();
+    const id = internalId(roleId);
+    if (this.sql.get("SELECT 1 FROM roles WHERE id = ?").get(id) === undefined) return undefined;
+    const blocs = this.sql.get("SELECT bloc_id FROM role_grants WHERE role_id = ? ORDER BY bloc_id")
+      .all(id).map((row) => (row as { bloc_id: string }).bloc_id);
+    this.sql.get("DELETE FROM role_grants WHERE role_id = ?").run(id);
+    this.sql.get("DELETE FROM user_roles WHERE role_id = ?").run(id);
+    this.sql.get("DELETE FROM roles WHERE id = ?").run(id);
+    return blocs;
+  }
+
+  async deleteModule(moduleId: string): Promise<boolean> {
+    this.cache.changed();
+    return this.sql.get("DELETE FROM modules WHERE id = ?").run(internalId(moduleId)).changes > 0;
+  }
+
+  async blocAccessList(blocId: string): Promise<BlocAccessList> {
+    const grants = this.sql.get(`SELECT g.user_id AS id, u.name, ${GRANT_COLUMNS} FROM grants g JOIN users u ON u.id = g.user_id
+      WHERE g.bloc_id = ? ORDER BY g.user_id`).all(blocId) as (GrantRow & { id: number; name: string })[];
+    const roleGrants = this.sql.get(`SELECT g.role_id AS id, r.name, ${GRANT_COLUMNS} FROM role_grants g JOIN roles r ON r.id = g.role_id
+      WHERE g.bloc_id = ? ORDER BY g.role_id`).all(blocId) as (GrantRow & { id: number; name: string })[];
+    const restrictions = this.sql.get(`SELECT r.user_id AS id, u.name, r.mode FROM restrictions r JOIN users u ON u.id = r.user_id
+      WHERE r.bloc_id = ? ORDER BY r.user_id`).all(blocId) as { id: number; name: string; mode: RestrictionMode }[];
+    return {
+      grants: grants.map((row) => ({ userId: String(row.id), userName: row.name, grant: toGrant(row) })),
+      roleGrants: roleGrants.map((row) => ({ roleId: String(row.id), roleName: row.name, grant: toGrant(row) })),
+      restrictions: restrictions.map((row) => ({ userId: String(row.id), userName: row.name, mode: row.mode })),
+    };
   }
 
   async accessFacts(blocId: string, userId: string): Promise<AccessFacts> {

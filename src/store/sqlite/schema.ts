@@ -419,6 +419,11 @@ const MIGRATIONS: readonly Step[] = [
   ALTER TABLE record_history_new RENAME TO record_history;
   CREATE INDEX record_history_by_record ON record_history (record_id, id);
   `,
+  // A retired field stays as a row, so that its slug is never given again and records'
+  // history still names it; NULL (what an older backup restores) is a field in use.
+  `
+  ALTER TABLE fields ADD COLUMN retired_at TEXT;
+  `,
 ];
 
 /** The version at which every field has its value index (for tests of that upgrade). */
