@@ -408,7 +408,7 @@ describe("admin API: access grants", () => {
 
   test("a grant with a permission that is not a boolean → 400 {error}", async () => {
     assertError(await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { read: "yes" } }), 400);
-    assertError(await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { delete: true } }), 400);
+    assertError(await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { purge: true } }), 400);
   });
 });
 

@@ -148,7 +148,15 @@ test("a bloc that holds records is deleted only with withRecords=true, taking ev
   };
   assert.ok(fs.existsSync(contentPath(own)) && fs.existsSync(contentPath(shared)));
 
-  const tables: TableName[] = ["records", "files", "record_history", "counter_scopes", "value_counts", "events", "event_sequences",
+  // Deleted (restorable) records go with the bloc too; the refusal counts the live ones.
+  const removed = await server.call("POST", "/api/delete-records-by-matching-values", {
+    json: { blocId: doomed, searchItems: JSON.stringify({ field_1: "T-1" }) },
+  });
+  assert.equal(removed.status, 200, removed.text);
+  assert.equal(removed.json.deleted_record_ids.length, 4);
+  assert.equal((await rowsOf("deleted_records", doomed)).length, 4);
+
+  const tables: TableName[] = ["records", "deleted_records", "files", "record_history", "counter_scopes", "value_counts", "events", "event_sequences",
     "grants", "role_grants", "restrictions", "fields", "blocs"];
   const keptBefore = Object.fromEntries(await Promise.all(tables.map(async (t) => [t, await rowsOf(t, kept)] as const)));
   const allBefore = Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, (await allRows(server.ctx.store, t)).length] as const)));
@@ -156,7 +164,7 @@ test("a bloc that holds records is deleted only with withRecords=true, taking ev
   const refused = await server.call("DELETE", `/api/admin/blocs/${doomed}`);
   assert.equal(refused.status, 409, refused.text);
   assert.deepEqual(keysOf(refused.json), ["error"]);
-  assert.match(refused.json.error, /holds 15 records/);
+  assert.match(refused.json.error, /holds 11 records/);
   assert.match(refused.json.error, /withRecords=true/);
   const notTrue = await server.call("DELETE", `/api/admin/blocs/${doomed}?withRecords=false`);
   assert.equal(notTrue.status, 409, notTrue.text);

@@ -5,9 +5,12 @@
  * of a bloc joins this list, or deleting a bloc would leave them behind (test/removals.test.ts).
  */
 const OF_BLOC_RECORDS = "record_id IN (SELECT id FROM records WHERE bloc_id = :bloc)";
+const OF_BLOC_DELETED_RECORDS = "record_id IN (SELECT id FROM deleted_records WHERE bloc_id = :bloc)";
 
 export const BLOC_ROWS: readonly { readonly table: string; readonly where: string }[] = [
   { table: "idempotency_keys", where: OF_BLOC_RECORDS },
+  { table: "idempotency_keys", where: OF_BLOC_DELETED_RECORDS },
+  { table: "deleted_records", where: "bloc_id = :bloc" },
   { table: "record_history", where: "bloc_id = :bloc" },
   { table: "files", where: "bloc_id = :bloc" },
   { table: "records", where: "bloc_id = :bloc" },
