@@ -182,6 +182,12 @@ async function buildSource(): Promise<void> {
     });
     updatedId = updated.json.updated_record_ids[0] as number;
     assert.ok(updatedId > 0, "an update changed a record");
+    // A deletion (the deleted_records table), which the copy keeps restorable.
+    const doomed = await ok(call(source.url, "POST", "/api/add-data", { token: ADMIN, json: { scanStationID: "scans", jobID: module.json.id, dataToAdd: { field_1: "doomed", field_2: "Cork" } } }));
+    const removed = await admin("POST", "/api/delete-records-by-matching-values", {
+      blocId: "scans", searchItems: { service_entry_row_id: doomed.json.returnedStationID },
+    });
+    assert.deepEqual(removed.json.deleted_record_ids, [doomed.json.returnedStationID]);
     await ok(call(source.url, "POST", "/api/add-data", { token: tokens.bob!, json: { scanStationID: "team-notes", dataToAdd: { field_1: "bob's" } } }));
     fileBytes = crypto.randomBytes(50_000);
     const upload = await postMultipart(source.url, ADMIN, { scanStationID: "scans", jobID: String(module.json.id), dataToAdd: JSON.stringify({ field_2: "Cork" }) },
