@@ -406,9 +406,9 @@ describe("admin API: access grants", () => {
     assertError(await server.call("DELETE", `/api/admin/blocs/no-such-bloc/access/${user.id}`), 404);
   });
 
-  test("a grant with a permission that is not a boolean → 400 {error}", async () => {
+  test("a grant with a permission that is not a boolean, or an unknown one → 400 {error}", async () => {
     assertError(await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { read: "yes" } }), 400);
-    assertError(await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { delete: true } }), 400);
+    assertError(await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { remove: true } }), 400);
   });
 });
 
