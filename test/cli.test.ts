@@ -66,7 +66,7 @@ test("the CLI refuses a bad command with its usage and exit code 2, and a failur
   const { cwd, databaseUrl, remove } = await freshWorkspace("cli-errors", "./data");
   const env = { DATABASE_URL: databaseUrl };
   try {
-    const usage = await runToEnd(CLI_ENTRY, ["bloc", "remove", "x"], env, cwd);
+    const usage = await runToEnd(CLI_ENTRY, ["bloc", "explode", "x"], env, cwd);
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /unknown command/);
     assert.match(usage.stderr, /Usage: bloc-data/);
