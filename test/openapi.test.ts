@@ -86,6 +86,7 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "PUT /api/admin/blocs/:blocId/restrictions/:userId": "200", "DELETE /api/admin/blocs/:blocId/restrictions/:userId": "204",
   "GET /api/admin/blocs/:blocId/records/:recordId/history": "200",
   "GET /api/events": "200",
+  "GET /api/blocs/:blocId/user-names": "200",
   "POST /api/admin/webhooks": "201", "GET /api/admin/webhooks": "200", "DELETE /api/admin/webhooks/:webhookId": "204",
   "GET /api/admin/webhooks/:webhookId/deliveries": "200", "POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/resend": "200",
 };

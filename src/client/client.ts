@@ -142,6 +142,15 @@ export class BlocClient {
     return { path: file, bytes };
   }
 
+  /**
+   * Names of the users `ids` who created records this token can see in the bloc (user ID →
+   * name); IDs that created none it can see are left out. At most BLOC_MAX_RESULT_LIMIT IDs.
+   */
+  async userNames(blocId: string | number, ids: readonly string[]): Promise<Record<string, string>> {
+    const path = `/api/blocs/${encodeURIComponent(String(blocId))}/user-names?ids=${encodeURIComponent(ids.join(","))}`;
+    return (await this.transport.json<{ names: Record<string, string> }>({ method: "GET", path }, [200])).names;
+  }
+
   /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
     return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;

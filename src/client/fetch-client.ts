@@ -65,6 +65,15 @@ export class FetchBlocClient {
     return answer.data;
   }
 
+  /**
+   * Names of the users `ids` who created records this token can see in the bloc (user ID →
+   * name); IDs that created none it can see are left out. At most BLOC_MAX_RESULT_LIMIT IDs.
+   */
+  async userNames(blocId: string | number, ids: readonly string[]): Promise<Record<string, string>> {
+    const path = `/api/blocs/${encodeURIComponent(String(blocId))}/user-names?ids=${encodeURIComponent(ids.join(","))}`;
+    return (await this.transport.json<{ names: Record<string, string> }>({ method: "GET", path }, [200])).names;
+  }
+
   /** A JSON report's answer unread, to be streamed (counting rows without holding them). */
   reportResponse(query: ReportQuery, signal?: AbortSignal): Promise<Response> {
     return this.transport.ok({ method: "POST", path: "/api/get-data-report", json: reportBody(query), ...(signal ? { signal } : {}) });

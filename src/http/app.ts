@@ -26,6 +26,7 @@ import { EventRuntime } from "../events/runtime.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
 import { getDataRoute } from "./routes/get-data.js";
+import { userNamesRoute } from "./routes/user-names.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
@@ -84,6 +85,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     meRoute(scope, ctx);
     filesRoute(scope, ctx);
     eventsRoute(scope, ctx, events);
+    userNamesRoute(scope, ctx, options.maxResultLimit);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
