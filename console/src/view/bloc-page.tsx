@@ -20,6 +20,7 @@ export function BlocPage({ session, bloc, tab }: { session: Session; bloc: Me["b
   const titles: Record<Tab, string> = { records: bloc.name, add: `Add a record to ${bloc.name}`, update: `Update records of ${bloc.name}` };
   return (
     <>
+      <div class="page-head">
       <PageHeading>{titles[tab]}</PageHeading>
       <nav aria-label="Bloc" class="tabs">
         <ul>
@@ -29,6 +30,7 @@ export function BlocPage({ session, bloc, tab }: { session: Session; bloc: Me["b
           })}
         </ul>
       </nav>
+      </div>
       {!bloc.permissions.includes(TABS.find((t) => t.tab === tab)!.needs)
         ? <p>This token may not {tab === "records" ? "read" : tab} on this bloc.</p>
         : tab === "records" ? <RecordsView session={session} blocId={bloc.id} />
