@@ -87,6 +87,7 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "GET /api/admin/blocs/:blocId/records/:recordId/history": "200",
   "GET /api/events": "200",
   "GET /api/blocs/:blocId/user-names": "200",
+  "GET /api/blocs/:blocId/timeline": "200",
   "POST /api/admin/webhooks": "201", "GET /api/admin/webhooks": "200", "DELETE /api/admin/webhooks/:webhookId": "204",
   "GET /api/admin/webhooks/:webhookId/deliveries": "200", "POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/resend": "200",
 };

@@ -6,11 +6,12 @@ import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
 import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest, timelinePath } from "./requests.js";
 import { NodeTransport } from "./transport.js";
 import type {
   AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
   UpdateInput,
+ TimelineQuery, TimelineResult,
 } from "./types.js";
 
 export interface BlocClientOptions {
@@ -140,6 +141,11 @@ export class BlocClient {
       }
     }, createWriteStream(file));
     return { path: file, bytes };
+  }
+
+  /** Records this token can see per hour or day of a window, counted as get-data counts them. */
+  timeline(query: TimelineQuery): Promise<TimelineResult> {
+    return this.transport.json<TimelineResult>({ method: "GET", path: timelinePath(query) }, [200]);
   }
 
   /**

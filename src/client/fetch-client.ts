@@ -1,8 +1,9 @@
 import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest, timelinePath } from "./requests.js";
 import type {
   AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput,
+ TimelineQuery, TimelineResult,
 } from "./types.js";
 
 export interface FetchBlocClientOptions {
@@ -63,6 +64,11 @@ export class FetchBlocClient {
   async getDataReport(query: ReportQuery): Promise<ReportRow[]> {
     const answer = await this.transport.json<{ data: ReportRow[] }>({ method: "POST", path: "/api/get-data-report", json: reportBody(query) }, [200]);
     return answer.data;
+  }
+
+  /** Records this token can see per hour or day of a window, counted as get-data counts them. */
+  timeline(query: TimelineQuery): Promise<TimelineResult> {
+    return this.transport.json<TimelineResult>({ method: "GET", path: timelinePath(query) }, [200]);
   }
 
   /**
