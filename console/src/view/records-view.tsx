@@ -27,7 +27,7 @@ export function RecordsView({ session, blocId }: { session: Session; blocId: str
   const [chartOpen, setChartOpen] = useState(true);
   // The time chart depends on the window and filters only: paging and ordering do not count it again.
   const windowKey = JSON.stringify([query.from, query.to, activeFilters(query.filters)]);
-  const [timeline] = useAsync((signal) => loadTimeline(session.client, blocId, query, signal), [blocId, windowKey]);
+  const [timeline] = useAsync(() => loadTimeline(session.client, blocId, query), [blocId, windowKey]);
   const [counts] = useState(() => new FilteredCountsCache());
   useEffect(() => () => counts.close(), [counts]);
   const [result] = useAsync(() => loadView(session.client, blocId, query, counts), [blocId, JSON.stringify(query)]);
