@@ -21,15 +21,15 @@ export function BlocPage({ session, bloc, tab }: { session: Session; bloc: Me["b
   return (
     <>
       <div class="page-head">
-      <PageHeading>{titles[tab]}</PageHeading>
-      <nav aria-label="Bloc" class="tabs">
-        <ul>
-          {allowed.map((t) => {
-            const route: Route = { page: t.tab, blocId: bloc.id };
-            return <li key={t.tab}><a href={href(route)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</a></li>;
-          })}
-        </ul>
-      </nav>
+        <PageHeading>{titles[tab]}</PageHeading>
+        <nav aria-label="Bloc" class="tabs">
+          <ul>
+            {allowed.map((t) => {
+              const route: Route = { page: t.tab, blocId: bloc.id };
+              return <li key={t.tab}><a href={href(route)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</a></li>;
+            })}
+          </ul>
+        </nav>
       </div>
       {!bloc.permissions.includes(TABS.find((t) => t.tab === tab)!.needs)
         ? <p>This token may not {tab === "records" ? "read" : tab} on this bloc.</p>
