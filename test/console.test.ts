@@ -11,9 +11,12 @@ import { Receiver, signedWith } from "./support/receiver.js";
 
 /*
  * The web console end to end, in Debian's Chromium against the real server: sign in,
- * page through a bloc, filter by clicking a chart bar, download an .xlsx, add a record
+ * page through a bloc, read it at 1024×768 (rows above the fold, creators by name, the
+ * time chart, value charts only for repeating fields), keep a view through a reload and a
+ * shared link, filter by clicking a chart bar, download an .xlsx, add a record
  * (a validation error, then a valid one), update by matching values after its preview,
- * and as admin create a bloc, a user, a token, a grant and a webhook. Each main screen is checked
+ * and as admin create a bloc, a user, a token, a grant and a webhook; a revoked token signs
+ * its page out with a message. Each main screen is checked
  * with axe-core (no serious or critical violation) and saved to docs/screenshots/.
  *
  * The tests run in order on one page, each starting where the one before left it. The
