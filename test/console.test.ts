@@ -11,9 +11,12 @@ import { Receiver, signedWith } from "./support/receiver.js";
 
 /*
  * The web console end to end, in Debian's Chromium against the real server: sign in,
- * page through a bloc, filter by clicking a chart bar, download an .xlsx, add a record
+ * page through a bloc, read it at 1024×768 (rows above the fold, creators by name, the
+ * time chart, value charts only for repeating fields), keep a view through a reload and a
+ * shared link, filter by clicking a chart bar, download an .xlsx, add a record
  * (a validation error, then a valid one), update by matching values after its preview,
- * and as admin create a bloc, a user, a token, a grant and a webhook. Each main screen is checked
+ * and as admin create a bloc, a user, a token, a grant and a webhook; a revoked token signs
+ * its page out with a message. Each main screen is checked
  * with axe-core (no serious or critical violation) and saved to docs/screenshots/.
  *
  * The tests run in order on one page, each starting where the one before left it. The
@@ -30,10 +33,14 @@ let browser: Browser;
 let page: Page;
 const api: { method: string; path: string; body: Record<string, unknown> }[] = [];
 
-// 45 records an hour apart from 2026-03-02 08:00: Part cycles through 5 values, Line through 3.
+// 45 records an hour apart from 2026-03-02 08:00: Part cycles through 5 values, Line through 3, Shift through
+// five numbers whose text order differs from their order; Quantity is never the same twice. The admin creates
+// the even ones, Olive Byrne the odd ones.
 const SEEDED = 45;
 const FIRST = "2026-03-02 08:00:00";
-const seed = (i: number) => ({ field_1: `P-${100 + (i % 5)}`, field_2: `Line ${1 + (i % 3)}`, field_3: String(i + 1) });
+const SHIFTS = ["20", "3", "15", "11", "12"];
+const seed = (i: number) => ({ field_1: `P-${100 + (i % 5)}`, field_2: `Line ${1 + (i % 3)}`, field_3: String(i + 1), field_4: SHIFTS[i % 5]! });
+let olive = "";
 
 before(async () => {
   if (skip) return;
@@ -41,9 +48,11 @@ before(async () => {
   admin = new BlocClient({ url: server.url, token: server.adminToken });
   await admin.admin.createBloc({
     id: "scans", name: "Scans",
-    fields: [{ name: "Part" }, { name: "Line", type: "select", options: ["Line 1", "Line 2", "Line 3"] }, { name: "Quantity", type: "number", required: true }],
+    fields: [{ name: "Part" }, { name: "Line", type: "select", options: ["Line 1", "Line 2", "Line 3"] }, { name: "Quantity", type: "number", required: true },
+      { name: "Shift", type: "number" }],
   });
-  for (let i = 0; i < SEEDED; i += 1) await insertAt(server, "scans", stamp(FIRST, i * 3600), seed(i), "1");
+  olive = (await admin.admin.createUser("Olive Byrne", "member")).id;
+  for (let i = 0; i < SEEDED; i += 1) await insertAt(server, "scans", stamp(FIRST, i * 3600), seed(i), i % 2 === 0 ? "1" : olive);
   await admin.admin.createBloc({ id: "deliveries", name: "Deliveries", fields: [{ name: "Docket" }, { name: "Photo", type: "file" }] });
   await admin.addData({ scanStationID: "deliveries", dataToAdd: { field_1: "DKT-1" } },
     { field_2: { content: Buffer.from("not really a JPEG\n"), filename: "photo 1.jpg", contentType: "image/jpeg" } });
@@ -146,6 +155,106 @@ test("data view: the total, a bar chart per field, paging that loads one page at
   assert.equal((await column(1))[0], stamp(FIRST, 39 * 3600));
   await page.getByRole("button", { name: "Clear dates" }).click();
   await eventually(async () => assert.equal(await total().textContent(), "45 records"));
+});
+
+/** The time chart's bars: when each starts and how many records it counts. */
+const timeBars = () => page.locator(".timeline svg rect.time-bar").evaluateAll((bars) =>
+  bars.map((bar) => [bar.getAttribute("data-start") ?? "", Number(bar.getAttribute("data-count"))] as const));
+
+test("data view at 1024×768: 8 rows and more above the fold, creators by name, value charts only for repeating fields, numbers in their order", { skip, timeout: 60_000 }, async () => {
+  await page.setViewportSize({ width: 1024, height: 768 });
+  // A fresh page, to see every request the view makes as it opens.
+  api.length = 0;
+  await page.reload();
+  await eventually(async () => assert.equal(await total().textContent(), "45 records"));
+  const fold = await page.locator("table.records tbody tr").evaluateAll((rows) =>
+    rows.filter((row) => { const box = row.getBoundingClientRect(); return box.top >= 0 && box.bottom <= window.innerHeight; }).length);
+  assert.ok(fold >= 8, `${fold} whole rows above the fold at 1024×768`);
+
+  // Names, not IDs: the newest record (i = 44) is the admin's, the one before Olive's; one request names the page's creators.
+  await eventually(async () => assert.deepEqual((await column(2)).slice(0, 3), ["admin", "Olive Byrne", "admin"]));
+  const asked = api.filter((call) => call.path.includes("/user-names"));
+  assert.equal(asked.length, 1);
+  assert.deepEqual(new URLSearchParams(asked[0]!.path.split("?")[1]).get("ids")!.split(",").sort(), ["1", olive].sort());
+  // Each row's time is a link to its record's page.
+  const first = page.locator("table.records tbody tr").first().getByRole("link");
+  assert.match(await first.getAttribute("href") ?? "", /^#\/blocs\/scans\/records\/\d+$/);
+
+  // Quantity (every value once) gets no chart; Shift's equal bars read 3, 11, 12, 15, 20, not as text.
+  assert.deepEqual(await texts(page.locator(".charts h3")), ["Part", "Line", "Shift"]);
+  assert.match(await page.locator("#not-charted").textContent() ?? "", /Quantity/);
+  assert.deepEqual(await texts(page.getByRole("list", { name: "Values of Shift" }).getByRole("button")),
+    ["3 9 records", "11 9 records", "12 9 records", "15 9 records", "20 9 records"]);
+
+  // The whole span, per day: 16 records on March 2 (08:00–23:00), 24 on the 3rd, 5 on the 4th.
+  assert.equal(await page.locator("#timeline-heading").textContent(), "Records per day, Mar 2 to Mar 4");
+  assert.deepEqual(await timeBars(), [["2026-03-02 00:00:00", 16], ["2026-03-03 00:00:00", 24], ["2026-03-04 00:00:00", 5]]);
+  await accessible("data view at 1024×768");
+  await screenshot(page, "data-view-1024x768");
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await accessible("data view at 1366×768");
+  await screenshot(page, "data-view-1366x768");
+});
+
+test("the time chart per hour for one day honours the filters; counts equal the records", { skip, timeout: 60_000 }, async () => {
+  await page.getByLabel("From date").fill("2026-03-03");
+  await page.getByLabel("To date").fill("2026-03-03");
+  await eventually(async () => assert.equal(await total().textContent(), "24 records in the date range"));
+  assert.equal(await page.locator("#timeline-heading").textContent(), "Records per hour, Mar 3");
+  const hours = await timeBars();
+  assert.deepEqual(hours.map(([start]) => start.slice(11, 13)), Array.from({ length: 24 }, (_, h) => String(h).padStart(2, "0")));
+  assert.ok(hours.every(([start]) => start.startsWith("2026-03-03 ")));
+  // One record an hour, all day (hours 16 to 39 after the first).
+  assert.deepEqual(hours.map(([, n]) => n), Array.from({ length: 24 }, () => 1));
+
+  // Line 2 holds every third record from i = 16: hours 0, 3, … 21 of the day.
+  await page.getByRole("list", { name: "Values of Line" }).getByRole("button", { name: /^Line 2 / }).click();
+  await eventually(async () => assert.equal(await total().textContent(), "8 records match the filters in the date range"));
+  await eventually(async () => assert.deepEqual((await timeBars()).filter(([, n]) => n > 0).map(([start, n]) => [start.slice(11, 13), n]),
+    [0, 3, 6, 9, 12, 15, 18, 21].map((h) => [String(h).padStart(2, "0"), 1])));
+  // Two fields' filters are counted from one streamed report. Line 2 and Shift 3: i ≡ 1 (mod 15), i = 16 and 31.
+  await page.getByRole("list", { name: "Values of Shift" }).getByRole("button", { name: /^3 / }).click();
+  await eventually(async () => assert.equal(await total().textContent(), "2 records match the filters in the date range"));
+  await eventually(async () => assert.deepEqual((await timeBars()).filter(([, n]) => n > 0).map(([start, n]) => [start.slice(11, 13), n]),
+    [["00", 1], ["15", 1]]));
+  await page.getByRole("button", { name: "Remove the filter Shift is “3”" }).click();
+  await eventually(async () => assert.equal(await total().textContent(), "8 records match the filters in the date range"));
+});
+
+test("the window, filters and page are in the URL: a reload and a shared link open the same view", { skip, timeout: 60_000 }, async () => {
+  await page.getByRole("button", { name: "Clear dates" }).click();
+  await eventually(async () => assert.equal(await total().textContent(), "15 records match the filters"));
+  await page.getByRole("button", { name: "Next page" }).click();
+  const caption = page.locator(".data-view[aria-busy=false] table.records caption");
+  await eventually(async () => assert.equal(await caption.textContent(), "Records 11–15 of 15, newest first"));
+  const link = page.url();
+  const hash = new URL(link).hash;
+  assert.equal(new URLSearchParams(hash.slice(hash.indexOf("?") + 1)).get("f.field_2"), "Line 2");
+  assert.equal(new URLSearchParams(hash.slice(hash.indexOf("?") + 1)).get("page"), "2");
+
+  await page.reload();
+  await eventually(async () => assert.equal(await caption.textContent(), "Records 11–15 of 15, newest first"));
+  assert.deepEqual(await texts(page.getByRole("list", { name: "Filters in force" }).locator(".chip span")), ["Line is “Line 2”"]);
+  assert.deepEqual(new Set(await column(4)), new Set(["Line 2"]));
+
+  // A colleague opens the link in a browser of their own, signed in with their own token.
+  const colleague = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+  try {
+    const token = (await admin.admin.createToken("1", { name: "colleague" })).token;
+    await colleague.addInitScript((t) => { sessionStorage.setItem("bloc-console-token", t); }, token);
+    const other = await colleague.newPage();
+    await other.goto(link);
+    await eventually(async () => assert.equal(await other.locator(".data-view[aria-busy=false] table.records caption").textContent(),
+      "Records 11–15 of 15, newest first"));
+    assert.equal(await other.locator("#view-total").textContent(), "15 records match the filters");
+  } finally {
+    await colleague.close();
+  }
+  // Back to the plain view for the tests that follow: the bloc's link carries no query.
+  await page.getByRole("navigation", { name: "Blocs" }).getByRole("link", { name: "Scans" }).click();
+  await eventually(async () => assert.equal(await total().textContent(), "45 records"));
+  assert.equal(new URL(page.url()).hash, "#/bloc/scans");
+  await page.setViewportSize({ width: 1280, height: 800 });
 });
 
 test("clicking a chart bar filters by its value; a second field's bar narrows further", { skip, timeout: 60_000 }, async () => {
@@ -409,4 +518,28 @@ test("admin: create a role, refused when its name is taken", { skip, timeout: 60
   assert.equal(await page.getByLabel("Role name").inputValue(), "Line leads", "kept when refused");
   assert.deepEqual((await admin.admin.listRoles()).map((r) => r.name), ["Line leads"]);
   await eventually(async () => assert.deepEqual(await texts(page.locator("table tbody td:first-child")), ["Line leads"]));
+});
+
+test("a member sees only their own records' creator; once their token is revoked, the next call signs them out with a message", { skip, timeout: 60_000 }, async () => {
+  await admin.admin.setAccess("scans", olive, { read: true });
+  await admin.admin.setRestriction("scans", olive, "own");
+  const issued = await admin.admin.createToken(olive, { name: "tablet" });
+  const context = await browser.newContext({ viewport: { width: 1024, height: 768 } });
+  try {
+    await context.addInitScript((t) => { if (!sessionStorage.getItem("signed-in-once")) { sessionStorage.setItem("signed-in-once", "1"); sessionStorage.setItem("bloc-console-token", t); } }, issued.token);
+    const tablet = await context.newPage();
+    await tablet.goto(`${server.url}/console/#/bloc/scans`);
+    // Olive made the 22 odd records and sees only those: every creator shown is her.
+    await eventually(async () => assert.equal(await tablet.locator(".data-view[aria-busy=false] #view-total").textContent(), "22 records"));
+    await eventually(async () => assert.deepEqual(new Set(await texts(tablet.locator("table.records tbody td:nth-child(2)"))), new Set(["Olive Byrne"])));
+
+    await admin.admin.revokeToken(issued.id);
+    await tablet.getByRole("button", { name: "Next page" }).click();
+    await tablet.getByText("Your session ended — sign in again.").waitFor();
+    assert.equal(await tablet.locator("table.records").count(), 0, "no data left on screen");
+    assert.equal(await tablet.evaluate(() => sessionStorage.getItem("bloc-console-token")), null);
+    assert.deepEqual(await seriousViolations(tablet), [], "the signed-out page: no serious or critical accessibility violation");
+  } finally {
+    await context.close();
+  }
 });

@@ -4,10 +4,30 @@ import type { Me } from "../../src/client/types.js";
 
 export type { FetchBlocClient };
 
-/** The typed client for this page's own origin: the console talks to the service that served it, and nothing else. */
-export function clientFor(token: string): FetchBlocClient {
-  return new FetchBlocClient({ url: window.location.origin, token });
+/**
+ * The typed client for this page's own origin: the console talks to the service that
+ * served it, and nothing else. With `onSessionEnded`, any 401 is checked: the spec's
+ * endpoints also answer 401 for "no access to this bloc", so the token itself is asked
+ * about (GET /api/me); if that is refused too, the token was revoked, expired or its user
+ * disabled, and the session ends rather than leaving the page looking signed in.
+ */
+export function clientFor(token: string, onSessionEnded?: () => void): FetchBlocClient {
+  if (!onSessionEnded) return new FetchBlocClient({ url: window.location.origin, token });
+  let ended = false;
+  const check = async (): Promise<void> => {
+    const me = await fetch(new URL("/api/me", window.location.origin), { headers: { authorization: `Bearer ${token}` } }).catch(() => undefined);
+    if (me?.status === 401 && !ended) { ended = true; onSessionEnded(); }
+  };
+  const watched = async (input: URL, init: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    if (response.status === 401) void check();
+    return response;
+  };
+  return new FetchBlocClient({ url: window.location.origin, token, fetch: watched });
 }
+
+/** What the sign-in page says after a 401 ended the session. */
+export const SESSION_ENDED = "Your session ended — sign in again.";
 
 /** What a failure says to a person: the service's own words when it refused, else the browser's. */
 export function errorMessage(error: unknown): string {

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import { clientFor, type FetchBlocClient } from "./api.js";
+import { clientFor, SESSION_ENDED, type FetchBlocClient } from "./api.js";
 import { BlocApiError } from "../../src/client/errors.js";
 import { Nav } from "./nav.js";
 import { Screen } from "./screen.js";
@@ -33,7 +33,7 @@ export function App() {
 }
 
 function SignedIn({ token, signOut, route }: { token: string; signOut: (reason?: string) => void; route: ReturnType<typeof useRoute> }) {
-  const [client] = useState(() => clientFor(token));
+  const [client] = useState(() => clientFor(token, () => signOut(SESSION_ENDED)));
   const [me, refresh] = useAsync(() => client.me(), [client]);
   // A refresh keeps the screen (and what the user typed) while /api/me is asked again.
   const known = shown(me);
@@ -47,13 +47,8 @@ function SignedIn({ token, signOut, route }: { token: string; signOut: (reason?:
     );
   }
   if (me.state === "failed") {
-    // The token was revoked or expired since it was stored: back to sign-in, saying why.
-    return (
-      <main id="main">
-        <Failure error={me.error} prefix="Your token was not accepted" />
-        <button type="button" onClick={() => signOut("Sign in again with a valid token.")}>Sign in again</button>
-      </main>
-    );
+    // A 401 for /api/me: the client's check is signing out (SESSION_ENDED); nothing to show meanwhile.
+    return <main id="main"><Loading what="your session" /></main>;
   }
   if (known === undefined) return <main id="main"><Loading what="your access" /></main>;
   const session: Session = { client, me: known, refresh };

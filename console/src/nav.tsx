@@ -41,7 +41,7 @@ export function Nav({ session, route, signOut }: { session: Session; route: Rout
         </nav>
       ) : null}
       <div class="who">
-        <span>Signed in as <strong>{me.user.name}</strong> ({me.user.role})</span>
+        <span><span class="sr-only">Signed in as </span><strong>{me.user.name}</strong> ({me.user.role})</span>
         <button type="button" onClick={signOut}>Sign out</button>
       </div>
     </header>

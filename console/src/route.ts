@@ -2,21 +2,27 @@ import { useEffect, useState } from "preact/hooks";
 
 /**
  * The console's screens, addressed by the URL's fragment (#/bloc/scans/add): the server
- * serves one page, and the fragment never leaves the browser. It names screens and
- * IDs only — never a token, filter value or record value.
+ * serves one page, and the fragment never leaves the browser. Its path names screens and
+ * IDs; a `?…` after it holds the data view's window, filters and page (view/url-state.ts),
+ * which a route ignores. Never a token.
  */
 export type Route =
   | { readonly page: "home" }
   | { readonly page: "records" | "add" | "update"; readonly blocId: string }
   | { readonly page: "admin-blocs" | "admin-users" | "admin-roles" | "admin-access" | "admin-webhooks" }
   | { readonly page: "admin-bloc"; readonly blocId: string }
+  | { readonly page: "record"; readonly blocId: string; readonly recordId: string }
   | { readonly page: "admin-user"; readonly userId: string };
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
+  const path = hash.includes("?") ? hash.slice(0, hash.indexOf("?")) : hash;
+  const parts = path.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
     try { return decodeURIComponent(p); } catch { return p; }
   });
-  const [first, second, third] = parts;
+  const [first, second, third, fourth] = parts;
+  if (first === "blocs" && second !== undefined && third === "records" && fourth !== undefined) {
+    return { page: "record", blocId: second, recordId: fourth };
+  }
   if (first === "bloc" && second !== undefined) {
     if (third === "add") return { page: "add", blocId: second };
     if (third === "update") return { page: "update", blocId: second };
@@ -40,6 +46,7 @@ export function href(route: Route): string {
     case "records": return `#/bloc/${id(route.blocId)}`;
     case "add": return `#/bloc/${id(route.blocId)}/add`;
     case "update": return `#/bloc/${id(route.blocId)}/update`;
+    case "record": return `#/blocs/${id(route.blocId)}/records/${id(route.recordId)}`;
     case "admin-blocs": return "#/admin/blocs";
     case "admin-bloc": return `#/admin/blocs/${id(route.blocId)}`;
     case "admin-users": return "#/admin/users";

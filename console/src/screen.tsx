@@ -21,6 +21,8 @@ export function Screen({ session, route }: { session: Session; route: Route }) {
     if (!bloc) return <NotFound what="You have no access to this bloc, or it does not exist." />;
     return <BlocPage key={key} session={session} bloc={bloc} tab={route.page} />;
   }
+  // The record page is console-forms' part of issue 21; until it is merged, the link names the record.
+  if (route.page === "record") return <NotFound what={`Record ${route.recordId} of bloc ${route.blocId}: the record page is not in this build.`} />;
   if (!isAdmin(session.me)) return <NotFound what="Only an admin's unscoped token may open the admin pages." />;
   switch (route.page) {
     case "admin-blocs": return <AdminBlocs key={key} session={session} />;

@@ -6,11 +6,11 @@ import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
 import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, timelinePath, updateRequest } from "./requests.js";
 import { NodeTransport } from "./transport.js";
 import type {
   AddDataInput, AddDataResult, BlocFields, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
-  DeleteInput, SignedIn, UpdateInput,
+  DeleteInput, SignedIn, TimelineQuery, TimelineResult, UpdateInput,
 } from "./types.js";
 
 export interface BlocClientOptions {
@@ -163,6 +163,20 @@ export class BlocClient {
   /** What a form needs to add to a bloc (its fields, their rules, its module) and what this token may do there. */
   blocFields(blocId: BlocId): Promise<BlocFields> {
     return this.transport.json<BlocFields>({ method: "GET", path: `/api/blocs/${encodeURIComponent(String(blocId))}/fields` }, [200]);
+  }
+
+  /** Records this token can see per hour or day of a window, counted as get-data counts them. */
+  timeline(query: TimelineQuery): Promise<TimelineResult> {
+    return this.transport.json<TimelineResult>({ method: "GET", path: timelinePath(query) }, [200]);
+  }
+
+  /**
+   * Names of the users `ids` who created records this token can see in the bloc (user ID →
+   * name); IDs that created none it can see are left out. At most BLOC_MAX_RESULT_LIMIT IDs.
+   */
+  async userNames(blocId: string | number, ids: readonly string[]): Promise<Record<string, string>> {
+    const path = `/api/blocs/${encodeURIComponent(String(blocId))}/user-names?ids=${encodeURIComponent(ids.join(","))}`;
+    return (await this.transport.json<{ names: Record<string, string> }>({ method: "GET", path }, [200])).names;
   }
 
   /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */

@@ -1,8 +1,9 @@
 import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, timelinePath, updateRequest } from "./requests.js";
 import type {
   BlocFields, AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
+  TimelineQuery, TimelineResult,
 } from "./types.js";
 
 export interface FetchBlocClientOptions {
@@ -68,6 +69,20 @@ export class FetchBlocClient {
   async getDataReport(query: ReportQuery): Promise<ReportRow[]> {
     const answer = await this.transport.json<{ data: ReportRow[] }>({ method: "POST", path: "/api/get-data-report", json: reportBody(query) }, [200]);
     return answer.data;
+  }
+
+  /** Records this token can see per hour or day of a window, counted as get-data counts them. */
+  timeline(query: TimelineQuery): Promise<TimelineResult> {
+    return this.transport.json<TimelineResult>({ method: "GET", path: timelinePath(query) }, [200]);
+  }
+
+  /**
+   * Names of the users `ids` who created records this token can see in the bloc (user ID →
+   * name); IDs that created none it can see are left out. At most BLOC_MAX_RESULT_LIMIT IDs.
+   */
+  async userNames(blocId: string | number, ids: readonly string[]): Promise<Record<string, string>> {
+    const path = `/api/blocs/${encodeURIComponent(String(blocId))}/user-names?ids=${encodeURIComponent(ids.join(","))}`;
+    return (await this.transport.json<{ names: Record<string, string> }>({ method: "GET", path }, [200])).names;
   }
 
   /** A JSON report's answer unread, to be streamed (counting rows without holding them). */

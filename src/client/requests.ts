@@ -1,5 +1,5 @@
 import type { Outgoing } from "./transport.js";
-import type { AddDataInput, DataRecord, DeleteInput, GetDataResult, ReportFormat, ReportQuery, UpdateInput } from "./types.js";
+import type { AddDataInput, DataRecord, DeleteInput, GetDataResult, ReportFormat, ReportQuery, TimelineQuery, UpdateInput } from "./types.js";
 
 /**
  * The request and answer shapes of the spec's endpoints, shared by the Node client
@@ -81,4 +81,12 @@ export function dispositionName(header: string | null | undefined): string | und
 export function safeName(name: string, fallback = "report"): string {
   const cleaned = name.replace(/[\p{Cc}\p{Cf}/\\:*?"<>|]/gu, "_").replace(/^\.+/, "_");
   return cleaned === "" ? fallback : cleaned;
+}
+
+/** The path of a timeline request, its filters as repeated `f.<slug>` parameters. */
+export function timelinePath(query: TimelineQuery): string {
+  const params = new URLSearchParams({ from: query.from, to: query.to });
+  if (query.unit) params.set("unit", query.unit);
+  for (const [slug, values] of Object.entries(query.filters ?? {})) for (const value of values) params.append(`f.${slug}`, value);
+  return `/api/blocs/${encodeURIComponent(String(query.blocId))}/timeline?${params.toString()}`;
 }

@@ -255,3 +255,20 @@ export interface HistoryItem {
   /** Field slug (or `submitted_status`) → what it was and what it became. */
   readonly changes: Readonly<Record<string, { readonly from: string; readonly to: string }>>;
 }
+
+/** GET /api/blocs/:blocId/timeline: records per hour or day of a window of whole days. */
+export interface TimelineQuery {
+  readonly blocId: string | number;
+  /** YYYY-MM-DD, both included. */
+  readonly from: string;
+  readonly to: string;
+  readonly unit?: "hour" | "day";
+  /** Field slug → values: a record counts when, for each field, its value equals one of them. */
+  readonly filters?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface TimelineResult {
+  readonly blocId: string;
+  readonly unit: "hour" | "day";
+  readonly buckets: readonly { readonly start: string; readonly end: string; readonly count: number }[];
+}

@@ -30,6 +30,8 @@ import { EventRuntime } from "../events/runtime.js";
 import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
 import { getDataRoute } from "./routes/get-data.js";
+import { userNamesRoute } from "./routes/user-names.js";
+import { timelineRoute } from "./routes/timeline.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
@@ -93,6 +95,8 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     filesRoute(scope, ctx);
     eventsRoute(scope, ctx, events);
     blocFieldsRoute(scope, ctx);
+    userNamesRoute(scope, ctx, options.maxResultLimit);
+    timelineRoute(scope, ctx);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });

@@ -20,15 +20,17 @@ export function BlocPage({ session, bloc, tab }: { session: Session; bloc: Me["b
   const titles: Record<Tab, string> = { records: bloc.name, add: `Add a record to ${bloc.name}`, update: `Update records of ${bloc.name}` };
   return (
     <>
-      <PageHeading>{titles[tab]}</PageHeading>
-      <nav aria-label="Bloc" class="tabs">
-        <ul>
-          {allowed.map((t) => {
-            const route: Route = { page: t.tab, blocId: bloc.id };
-            return <li key={t.tab}><a href={href(route)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</a></li>;
-          })}
-        </ul>
-      </nav>
+      <div class="page-head">
+        <PageHeading>{titles[tab]}</PageHeading>
+        <nav aria-label="Bloc" class="tabs">
+          <ul>
+            {allowed.map((t) => {
+              const route: Route = { page: t.tab, blocId: bloc.id };
+              return <li key={t.tab}><a href={href(route)} aria-current={t.tab === tab ? "page" : undefined}>{t.label}</a></li>;
+            })}
+          </ul>
+        </nav>
+      </div>
       {!bloc.permissions.includes(TABS.find((t) => t.tab === tab)!.needs)
         ? <p>This token may not {tab === "records" ? "read" : tab} on this bloc.</p>
         : tab === "records" ? <RecordsView session={session} blocId={bloc.id} />

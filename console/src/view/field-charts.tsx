@@ -1,19 +1,22 @@
 import { useState } from "preact/hooks";
 import type { GetDataResult } from "../../../src/client/types.js";
 import type { Filters } from "./view-query.js";
+import { byCount, repeats } from "./value-order.js";
 
 const FIRST_BARS = 8;
 
 /**
- * A bar chart per field from get-data's `fieldCounts`: its most frequent values, longest
- * bar first. Each bar is a button (so it is reached and pressed from the keyboard) that
+ * A bar chart per field whose values repeat, from get-data's `fieldCounts`: its most
+ * frequent values, longest bar first, equal ones in the values' own order. Each bar is a button (so it is reached and pressed from the keyboard) that
  * adds its value to the filters, or removes it when pressed again (aria-pressed).
  */
 export function FieldCharts({ fieldCounts, fieldNames, partial, skip, filters, filtered, onToggle }: {
   fieldCounts: GetDataResult["fieldCounts"]; fieldNames: Readonly<Record<string, string>>; partial: readonly string[];
   skip: ReadonlySet<string>; filters: Filters; filtered: boolean; onToggle: (slug: string, value: string) => void;
 }) {
-  const slugs = Object.keys(fieldNames).filter((slug) => !skip.has(slug));
+  const fields = Object.keys(fieldNames).filter((slug) => !skip.has(slug));
+  const slugs = fields.filter((slug) => repeats(fieldCounts[slug] ?? {}));
+  const unrepeated = fields.filter((slug) => !slugs.includes(slug)).map((slug) => fieldNames[slug] ?? slug);
   return (
     <section class="charts" aria-labelledby="charts-heading">
       <h2 id="charts-heading">Counts by field</h2>
@@ -22,6 +25,9 @@ export function FieldCharts({ fieldCounts, fieldNames, partial, skip, filters, f
           ? "Counts over the date range, before value filters (the service counts values per field, not per filter); chosen values are marked."
           : "Counts over every record shown. Click a bar to show only records with that value."}
       </p>
+      {unrepeated.length > 0 ? (
+        <p class="hint" id="not-charted">Not charted, as no value repeats: {unrepeated.join(", ")}.</p>
+      ) : null}
       {slugs.map((slug) => (
         <FieldChart key={slug} slug={slug} name={fieldNames[slug] ?? slug} counts={fieldCounts[slug] ?? {}}
           partial={partial.includes(slug)} chosen={filters[slug] ?? []} onToggle={(value) => onToggle(slug, value)} />
@@ -36,7 +42,7 @@ function FieldChart({ slug, name, counts, partial, chosen, onToggle }: {
 }) {
   const [all, setAll] = useState(false);
   // Sorted here: JSON objects put integer-like keys first whatever order the service sent.
-  const bars = Object.entries(counts).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const bars = byCount(counts);
   const most = bars[0]?.[1] ?? 0;
   const visible = all ? bars : bars.slice(0, FIRST_BARS);
   const headingId = `chart-${slug}`;

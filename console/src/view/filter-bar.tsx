@@ -2,6 +2,7 @@ import { useId, useState } from "preact/hooks";
 import type { GetDataResult } from "../../../src/client/types.js";
 import { Select } from "../ui/controls.js";
 import { hasFilters, type Filters } from "./view-query.js";
+import { compareValues } from "./value-order.js";
 
 /**
  * The value filters in force, each removable, and a form to add one. A record is shown
@@ -27,7 +28,18 @@ export function FilterBar({ filters, fieldNames, fieldCounts, onChange }: {
   const active = Object.entries(filters).flatMap(([s, values]) => values.map((v) => ({ slug: s, value: v })));
   return (
     <section class="filters" aria-labelledby="filters-heading">
-      <h2 id="filters-heading" class="small-heading">Value filters</h2>
+      <h2 id="filters-heading" class="sr-only">Value filters</h2>
+      <form class="add-filter" onSubmit={add}>
+        <Select label="Field" value={field} onValue={setSlug} options={slugs.map((s) => ({ value: s, label: fieldNames[s] ?? s }))} />
+        <div class="control">
+          <label for={valueId}>Value</label>
+          <input id={valueId} value={value} list={`${valueId}-values`} onInput={(e) => setValue(e.currentTarget.value)} />
+          <datalist id={`${valueId}-values`}>
+            {Object.keys(fieldCounts[field] ?? {}).sort(compareValues).slice(0, 200).map((v) => <option key={v} value={v} />)}
+          </datalist>
+        </div>
+        <button type="submit" disabled={!field}>Add filter</button>
+      </form>
       {hasFilters(filters) ? (
         <ul class="chips" aria-label="Filters in force">
           {active.map(({ slug: s, value: v }) => {
@@ -42,18 +54,7 @@ export function FilterBar({ filters, fieldNames, fieldCounts, onChange }: {
           })}
           <li><button type="button" class="quiet" onClick={() => onChange({})}>Clear all filters</button></li>
         </ul>
-      ) : <p class="hint">None. Click a bar of a chart, or add one here.</p>}
-      <form class="add-filter" onSubmit={add}>
-        <Select label="Field" value={field} onValue={setSlug} options={slugs.map((s) => ({ value: s, label: fieldNames[s] ?? s }))} />
-        <div class="control">
-          <label for={valueId}>Value</label>
-          <input id={valueId} value={value} list={`${valueId}-values`} onInput={(e) => setValue(e.currentTarget.value)} />
-          <datalist id={`${valueId}-values`}>
-            {Object.keys(fieldCounts[field] ?? {}).slice(0, 200).map((v) => <option key={v} value={v} />)}
-          </datalist>
-        </div>
-        <button type="submit" disabled={!field}>Add filter</button>
-      </form>
+      ) : null}
     </section>
   );
 }

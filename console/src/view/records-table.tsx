@@ -4,16 +4,20 @@ import { errorMessage } from "../api.js";
 import { saveDownload } from "../download.js";
 import { useFileRefs } from "./file-refs.js";
 import type { Row } from "./load-view.js";
+import { href } from "../route.js";
+import { useUserNames } from "./user-names.js";
 
 /**
- * The page's records. It scrolls sideways inside its own focusable region on a narrow
+ * The page's records, each creator shown by name, each row's time a link to the record's
+ * page. It scrolls sideways inside its own focusable region on a narrow
  * screen (a tablet in portrait), so the page itself never does.
  */
-export function RecordsTable({ session, rows, fieldNames, fileFields, typesKnown, caption }: {
-  session: Session; rows: readonly Row[]; fieldNames: Readonly<Record<string, string>>; fileFields: ReadonlySet<string>;
+export function RecordsTable({ session, blocId, rows, fieldNames, fileFields, typesKnown, caption }: {
+  session: Session; blocId: string; rows: readonly Row[]; fieldNames: Readonly<Record<string, string>>; fileFields: ReadonlySet<string>;
   typesKnown: boolean; caption: string;
 }) {
   const slugs = Object.keys(fieldNames);
+  const names = useUserNames(session.client, blocId, rows.map((row) => String(row.user_id ?? "")));
   const probed = useFileRefs(session.client, rows.flatMap((row) => slugs.map((slug) => String(row[slug] ?? ""))), !typesKnown);
   const [failure, setFailure] = useState("");
   const isFile = (slug: string, value: string): boolean => value !== "" && (fileFields.has(slug) || probed.has(value));
@@ -36,8 +40,16 @@ export function RecordsTable({ session, rows, fieldNames, fileFields, typesKnown
           <tbody>
             {rows.map((row, index) => (
               <tr key={`${String(row.created_at)}-${index}`}>
-                <td class="nowrap">{String(row.created_at ?? "")}</td>
-                <td>{String(row.user_id ?? "")}</td>
+                <td class="nowrap">
+                  {/* A record's page is addressed by its ID, which get-data's rows carry (a filtered view's report rows do not). */}
+                  {row.service_entry_row_id === undefined ? String(row.created_at ?? "") : (
+                    <a href={href({ page: "record", blocId, recordId: String(row.service_entry_row_id) })}
+                      aria-label={`Record ${String(row.service_entry_row_id)}, created ${String(row.created_at ?? "")}`}>
+                      {String(row.created_at ?? "")}
+                    </a>
+                  )}
+                </td>
+                <td>{names.get(String(row.user_id ?? "")) ?? String(row.user_id ?? "")}</td>
                 {slugs.map((slug) => {
                   const value = String(row[slug] ?? "");
                   return (

@@ -11,15 +11,23 @@ import { FilteredCountsCache, loadView } from "./load-view.js";
 import { Pager } from "./pager.js";
 import { RecordsTable } from "./records-table.js";
 import { ViewControls } from "./view-controls.js";
-import { FIRST_VIEW, hasFilters, toggled, type ViewQuery } from "./view-query.js";
+import { activeFilters, hasFilters, toggled, type ViewQuery } from "./view-query.js";
+import { loadTimeline } from "./timeline.js";
+import { TimelineChart } from "./timeline-chart.js";
+import { useUrlQuery } from "./url-state.js";
 
 /**
- * The data view: a page of records, the total and a chart per field, with the controls
- * that choose them. Any change but paging goes back to page 1.
+ * The data view: a page of records, the total, a chart of records over time and a chart
+ * per field whose values repeat, with the controls that choose them. The window, filters,
+ * order and page are in the URL (url-state.ts). Any change but paging goes back to page 1.
  */
 export function RecordsView({ session, blocId }: { session: Session; blocId: string }) {
-  const [query, setQuery] = useState<ViewQuery>(FIRST_VIEW);
+  const [query, setQuery] = useUrlQuery();
   const change = (next: Partial<ViewQuery>): void => setQuery((q) => ({ ...q, page: 1, ...next }));
+  const [chartOpen, setChartOpen] = useState(true);
+  // The time chart depends on the window and filters only: paging and ordering do not count it again.
+  const windowKey = JSON.stringify([query.from, query.to, activeFilters(query.filters)]);
+  const [timeline] = useAsync(() => loadTimeline(session.client, blocId, query), [blocId, windowKey]);
   const [counts] = useState(() => new FilteredCountsCache());
   useEffect(() => () => counts.close(), [counts]);
   const [result] = useAsync(() => loadView(session.client, blocId, query, counts), [blocId, JSON.stringify(query)]);
@@ -33,10 +41,12 @@ export function RecordsView({ session, blocId }: { session: Session; blocId: str
   const one = view !== undefined && view.total.exact && view.total.count === 1;
 
   return (
-    <div class="data-view" aria-busy={result.state === "loading" ? "true" : "false"}>
-      <ViewControls query={query} onChange={change} />
-      <FilterBar filters={query.filters} fieldNames={view?.fieldNames ?? {}} fieldCounts={view?.fieldCounts ?? {}}
-        onChange={(filters) => change({ filters })} />
+    <div class="data-view" aria-busy={result.state === "loading" || timeline.state === "loading" ? "true" : "false"}>
+      <div class="toolbar">
+        <ViewControls query={query} onChange={change} />
+        <FilterBar filters={query.filters} fieldNames={view?.fieldNames ?? {}} fieldCounts={view?.fieldCounts ?? {}}
+          onChange={(filters) => change({ filters })} />
+      </div>
       <p class="total" role="status" aria-live="polite" id="view-total">
         {result.state === "failed" ? "" : !view ? "Loading records…" : (
           <>
@@ -48,11 +58,12 @@ export function RecordsView({ session, blocId }: { session: Session; blocId: str
         )}
       </p>
       {result.state === "failed" ? <Failure error={result.error} prefix="The records could not be loaded" /> : null}
+      <TimelineChart result={timeline} open={chartOpen} onToggle={() => setChartOpen(!chartOpen)} />
       {view ? (
         <div class="split">
           <section class="records-panel" aria-labelledby="records-heading">
-            <h2 id="records-heading">Records</h2>
-            <RecordsTable session={session} rows={view.rows} fieldNames={view.fieldNames} fileFields={fileFields}
+            <h2 id="records-heading" class="sr-only">Records</h2>
+            <RecordsTable session={session} blocId={blocId} rows={view.rows} fieldNames={view.fieldNames} fileFields={fileFields}
               typesKnown={isAdmin(session.me)} caption={captionOf(view.query, view.rows.length, view.total)} />
             <Pager page={view.query.page} pages={pages} exact={view.total.exact} lastPageFull={view.rows.length === view.query.size}
               onStep={(step) => setQuery((q) => ({ ...q, page: Math.max(1, q.page + step) }))} onPage={(page) => setQuery((q) => ({ ...q, page }))} />

@@ -11,7 +11,7 @@ export function ViewControls({ query, onChange }: { query: ViewQuery; onChange: 
       <TextInput label="From date" type="date" value={query.from} onValue={(from) => onChange({ from })} />
       <TextInput label="To date" type="date" value={query.to} onValue={(to) => onChange({ to })}
         error={badRange ? "The To date is before the From date." : undefined} />
-      <Select label="Rows per page" value={String(query.size)} onValue={(size) => onChange({ size: Number(size) })}
+      <Select label="Per page" value={String(query.size)} onValue={(size) => onChange({ size: Number(size) })}
         options={PAGE_SIZES.map((n) => ({ value: String(n), label: String(n) }))} />
       {query.from || query.to ? <button type="button" onClick={() => onChange({ from: "", to: "" })}>Clear dates</button> : null}
     </form>
