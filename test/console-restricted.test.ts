@@ -74,11 +74,12 @@ const parts = () => texts(page.locator("table.records tbody td:nth-child(3)"));
 async function signInAs(name: string): Promise<void> {
   await page.goto(`${server.url}/console/`);
   const signOut = page.getByRole("button", { name: "Sign out" });
-  const token = page.getByLabel("Token");
+  const byToken = page.getByRole("button", { name: "Sign in with a token" });
   // The page first asks /api/me with the stored token: wait until it shows either state.
-  await signOut.or(token).waitFor();
+  await signOut.or(byToken).waitFor();
   if (await signOut.isVisible()) await signOut.click();
-  await token.fill(tokens[name]!);
+  await byToken.click();
+  await page.getByLabel("Token").fill(tokens[name]!);
   await page.getByRole("button", { name: "Sign in" }).click();
   await page.getByRole("link", { name: "Sites" }).first().click();
 }

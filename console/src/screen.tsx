@@ -3,6 +3,7 @@ import { isAdmin } from "./api.js";
 import type { Route } from "./route.js";
 import { Home } from "./home.js";
 import { BlocPage } from "./view/bloc-page.js";
+import { RecordPage } from "./records/record-page.js";
 import { AdminBlocs } from "./admin/blocs-page.js";
 import { AdminBloc } from "./admin/bloc-page.js";
 import { AdminUsers } from "./admin/users-page.js";
@@ -20,6 +21,11 @@ export function Screen({ session, route }: { session: Session; route: Route }) {
     const bloc = session.me.blocs.find((b) => b.id === route.blocId);
     if (!bloc) return <NotFound what="You have no access to this bloc, or it does not exist." />;
     return <BlocPage key={key} session={session} bloc={bloc} tab={route.page} />;
+  }
+  if (route.page === "record") {
+    const bloc = session.me.blocs.find((b) => b.id === route.blocId);
+    if (!bloc) return <NotFound what="You have no access to this bloc, or it does not exist." />;
+    return <RecordPage key={key} session={session} bloc={bloc} recordId={route.recordId} at={route.at} />;
   }
   if (!isAdmin(session.me)) return <NotFound what="Only an admin's unscoped token may open the admin pages." />;
   switch (route.page) {
