@@ -107,7 +107,7 @@ test("sign-in: a wrong password is refused plainly, five failures lock the email
   }
   await page.getByLabel("Password").fill(LOU.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await eventually(async () => assert.match(await alert().textContent() ?? "", /^Not signed in: .*Try again in \d+ (minute|second)s?\.$/));
+  await eventually(async () => assert.match(await alert().textContent() ?? "", /^Not signed in: .* — about \d+ (minute|second)s?\.$/));
 
   // Mia, by keyboard: Enter in the password box signs in.
   await page.getByLabel("Email").fill(MIA.email);

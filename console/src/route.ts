@@ -19,7 +19,7 @@ export function parseRoute(hash: string): Route {
     try { return decodeURIComponent(p); } catch { return p; }
   });
   const [first, second, third, fourth, fifth] = parts;
-  if (first === "bloc" && second !== undefined && third === "records" && fourth !== undefined) {
+  if (first === "blocs" && second !== undefined && third === "records" && fourth !== undefined) {
     return { page: "record", blocId: second, recordId: fourth, at: fifth === undefined ? null : fifth.replace("T", " ") };
   }
   if (first === "bloc" && second !== undefined) {
@@ -59,7 +59,7 @@ export function href(route: Route): string {
 /** A record's page; its creation time is written 2026-03-02T08:00:00, which a fragment holds unescaped. */
 export function recordHref(blocId: string, recordId: string | number, createdAt: string | null): string {
   const at = createdAt === null ? "" : `/${encodeURIComponent(createdAt.replace(" ", "T")).replace(/%3A/g, ":")}`;
-  return `#/bloc/${encodeURIComponent(blocId)}/records/${encodeURIComponent(String(recordId))}${at}`;
+  return `#/blocs/${encodeURIComponent(blocId)}/records/${encodeURIComponent(String(recordId))}${at}`;
 }
 
 /** A bloc's first screen the token may use: its records, else the add form (a scanner's token), else the update form. */

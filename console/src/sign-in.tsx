@@ -63,10 +63,8 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (token: string, me:
 /** The service's words for a refusal, with how long a locked-out email must wait. */
 function refusal(error: unknown): string {
   if (error instanceof SignInRefused) {
-    if (error.status === 429) {
-      const wait = error.retryAfterSeconds === null ? "" : ` Try again in ${minutes(error.retryAfterSeconds)}.`;
-      return `${error.message}${wait}`;
-    }
+    // The service's text gives the wait in seconds; a person reads it in minutes.
+    if (error.status === 429 && error.retryAfterSeconds !== null) return `${error.message} — about ${minutes(error.retryAfterSeconds)}.`;
     return error.message;
   }
   return errorMessage(error);

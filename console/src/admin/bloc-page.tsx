@@ -58,7 +58,7 @@ function BlocEditor({ session, bloc, reload }: { session: Session; bloc: Bloc; r
                     <button type="button" aria-label={`Edit the field ${field.name}`} aria-expanded={editing === field.slug}
                       onClick={() => setEditing(editing === field.slug ? null : field.slug)}>Edit</button>
                     <ConfirmAction label="Retire" name={`Retire the field ${field.name}`} confirmLabel={`Confirm: retire ${field.name}`}
-                      question="It leaves the forms and listings and is no longer accepted; the values already recorded stay in the records' history."
+                      question="It leaves the forms, listings and reports and is no longer accepted; the values records hold stay in them and their history. Its slug is never given again."
                       onConfirm={async () => { await retireField(session.client, bloc.id, field.slug); setMessage(`Field ${field.name} retired.`); reload(); }} />
                   </td>
                 </tr>

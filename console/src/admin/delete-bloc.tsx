@@ -43,7 +43,7 @@ export function DeleteBloc({ session, bloc }: { session: Session; bloc: Bloc }) 
       <h2 id="delete-bloc-heading">Delete this bloc</h2>
       <p id="delete-bloc-what">
         {held === null ? "Counting its records…" : held === 0 ? `${bloc.name} holds no record.` : `${bloc.name} holds ${plural(held)}.`}{" "}
-        Deleting it removes the bloc, its fields, grants and restrictions{held ? ", and its records with their files and history" : ""}. This cannot be undone.
+        Deleting it removes the bloc with its fields, grants and restrictions{held ? ", and its records with their history and files" : ""}. This cannot be undone.
       </p>
       {!asking ? (
         <button type="button" class="danger" disabled={held === null} onClick={() => setAsking(true)}>Delete the bloc {bloc.name}…</button>

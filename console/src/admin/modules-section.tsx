@@ -19,7 +19,7 @@ export function ModulesSection({ session }: { session: Session }) {
             <ul class="module-list">{modules.value.map((m) => (
               <li key={m.id}>{m.name} <span class="hint">(ID {m.id})</span>{" "}
                 <ConfirmAction label="Delete" name={`Delete the module ${m.name}`} confirmLabel={`Confirm: delete ${m.name}`}
-                  question="Blocs in it stay, with no module; add-data no longer takes its ID as a jobID."
+                  question="Only a module no bloc belongs to can be deleted: give its blocs another module first."
                   onConfirm={async () => { await deleteModule(session.client, m.id); setMessage(`Module ${m.name} deleted.`); reload(); }} />
               </li>
             ))}</ul>

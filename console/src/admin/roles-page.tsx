@@ -26,7 +26,7 @@ export function AdminRoles({ session }: { session: Session }) {
             <tbody>{roles.value.map((r) => (
               <tr key={r.id}><td>{r.name}</td><td>{r.id}</td>
                 <td><ConfirmAction label="Delete" name={`Delete the role ${r.name}`} confirmLabel={`Confirm: delete ${r.name}`}
-                  question="Its members leave it and its grants go; the users and their own grants stay."
+                  question="Its members lose what its grants gave them, at once; the users and their own grants stay."
                   onConfirm={async () => { await deleteRole(session.client, r.id); setMessage(`Role ${r.name} deleted.`); reload(); }} /></td>
               </tr>
             ))}</tbody>
