@@ -54,13 +54,13 @@ function BlocEditor({ session, bloc, reload }: { session: Session; bloc: Bloc; r
                 <tr key={field.slug}>
                   <td>{field.name}</td><td><code>{field.slug}</code></td><td>{field.type}</td><td>{rulesOf(field)}</td>
                   <td>{field.applyProfileFilter ? "yes" : "no"}</td>
-                  <td class="actions">
+                  <td><span class="actions">
                     <button type="button" aria-label={`Edit the field ${field.name}`} aria-expanded={editing === field.slug}
                       onClick={() => setEditing(editing === field.slug ? null : field.slug)}>Edit</button>
                     <ConfirmAction label="Retire" name={`Retire the field ${field.name}`} confirmLabel={`Confirm: retire ${field.name}`}
                       question="It leaves the forms, listings and reports and is no longer accepted; the values records hold stay in them and their history. Its slug is never given again."
                       onConfirm={async () => { await retireField(session.client, bloc.id, field.slug); setMessage(`Field ${field.name} retired.`); reload(); }} />
-                  </td>
+                  </span></td>
                 </tr>
               ))}
             </tbody>
