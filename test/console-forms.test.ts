@@ -196,7 +196,8 @@ test("a record's page, from its row: its values; edited, then deleted after a co
   await page.getByRole("link", { name: "Records", exact: true }).click();
   const oldest = (await admin.getData({ blocId: "parts", reverse: true, resultLimit: 1 })).records[0]!;
   recordId = String(oldest.service_entry_row_id);
-  await page.getByRole("link", { name: `${oldest.created_at}: open record ${recordId}` }).click();
+  // The data view links each row's time to its record's page.
+  await page.getByRole("link", { name: `Record ${recordId}, created ${oldest.created_at}` }).click();
   await page.getByRole("heading", { name: `Record ${recordId} of Parts` }).waitFor();
   recordUrl = page.url();
   const values = () => texts(page.locator(".record-values dd"));

@@ -2,25 +2,26 @@ import { useEffect, useState } from "preact/hooks";
 
 /**
  * The console's screens, addressed by the URL's fragment (#/bloc/scans/add): the server
- * serves one page, and the fragment never leaves the browser. It names screens and
- * IDs only — never a token, filter value or record value.
+ * serves one page, and the fragment never leaves the browser. Its path names screens and
+ * IDs; a `?…` after it holds the data view's window, filters and page (view/url-state.ts),
+ * which a route ignores. Never a token.
  */
 export type Route =
   | { readonly page: "home" }
   | { readonly page: "records" | "add" | "update"; readonly blocId: string }
-  /** `at` is the record's created_at, by which its page finds it (get-data reads records by time, not by ID). */
-  | { readonly page: "record"; readonly blocId: string; readonly recordId: string; readonly at: string | null }
   | { readonly page: "admin-blocs" | "admin-users" | "admin-roles" | "admin-access" | "admin-webhooks" }
   | { readonly page: "admin-bloc"; readonly blocId: string }
+  | { readonly page: "record"; readonly blocId: string; readonly recordId: string }
   | { readonly page: "admin-user"; readonly userId: string };
 
 export function parseRoute(hash: string): Route {
-  const parts = hash.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
+  const path = hash.includes("?") ? hash.slice(0, hash.indexOf("?")) : hash;
+  const parts = path.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
     try { return decodeURIComponent(p); } catch { return p; }
   });
-  const [first, second, third, fourth, fifth] = parts;
+  const [first, second, third, fourth] = parts;
   if (first === "blocs" && second !== undefined && third === "records" && fourth !== undefined) {
-    return { page: "record", blocId: second, recordId: fourth, at: fifth === undefined ? null : fifth.replace("T", " ") };
+    return { page: "record", blocId: second, recordId: fourth };
   }
   if (first === "bloc" && second !== undefined) {
     if (third === "add") return { page: "add", blocId: second };
@@ -45,7 +46,7 @@ export function href(route: Route): string {
     case "records": return `#/bloc/${id(route.blocId)}`;
     case "add": return `#/bloc/${id(route.blocId)}/add`;
     case "update": return `#/bloc/${id(route.blocId)}/update`;
-    case "record": return recordHref(route.blocId, route.recordId, route.at);
+    case "record": return `#/blocs/${id(route.blocId)}/records/${id(route.recordId)}`;
     case "admin-blocs": return "#/admin/blocs";
     case "admin-bloc": return `#/admin/blocs/${id(route.blocId)}`;
     case "admin-users": return "#/admin/users";
@@ -54,12 +55,6 @@ export function href(route: Route): string {
     case "admin-access": return "#/admin/access";
     case "admin-webhooks": return "#/admin/webhooks";
   }
-}
-
-/** A record's page; its creation time is written 2026-03-02T08:00:00, which a fragment holds unescaped. */
-export function recordHref(blocId: string, recordId: string | number, createdAt: string | null): string {
-  const at = createdAt === null ? "" : `/${encodeURIComponent(createdAt.replace(" ", "T")).replace(/%3A/g, ":")}`;
-  return `#/blocs/${encodeURIComponent(blocId)}/records/${encodeURIComponent(String(recordId))}${at}`;
 }
 
 /** A bloc's first screen the token may use: its records, else the add form (a scanner's token), else the update form. */

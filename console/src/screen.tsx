@@ -25,7 +25,7 @@ export function Screen({ session, route }: { session: Session; route: Route }) {
   if (route.page === "record") {
     const bloc = session.me.blocs.find((b) => b.id === route.blocId);
     if (!bloc) return <NotFound what="You have no access to this bloc, or it does not exist." />;
-    return <RecordPage key={key} session={session} bloc={bloc} recordId={route.recordId} at={route.at} />;
+    return <RecordPage key={key} session={session} bloc={bloc} recordId={route.recordId} />;
   }
   if (!isAdmin(session.me)) return <NotFound what="Only an admin's unscoped token may open the admin pages." />;
   switch (route.page) {

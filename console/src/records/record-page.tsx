@@ -21,7 +21,7 @@ type Bloc = Me["blocs"][number];
  * say — its edit form, deletion (after a confirmation) and, for admins, its history and
  * restoring it once deleted.
  */
-export function RecordPage({ session, bloc, recordId, at }: { session: Session; bloc: Bloc; recordId: string; at: string | null }) {
+export function RecordPage({ session, bloc, recordId }: { session: Session; bloc: Bloc; recordId: string }) {
   const [form] = useAsync(() => blocForm(session.client, bloc.id), [bloc.id]);
   return (
     <>
@@ -29,16 +29,16 @@ export function RecordPage({ session, bloc, recordId, at }: { session: Session; 
       <p><a href={href({ page: "records", blocId: bloc.id })}>Back to the records of {bloc.name}</a></p>
       {form.state === "loading" ? <Loading what="the bloc's fields" />
         : form.state === "failed" ? <Failure error={form.error} prefix="The record cannot be shown" />
-          : <RecordBody session={session} form={form.value} recordId={recordId} at={at} />}
+          : <RecordBody session={session} form={form.value} recordId={recordId} />}
     </>
   );
 }
 
-function RecordBody({ session, form, recordId, at }: { session: Session; form: BlocForm; recordId: string; at: string | null }) {
+function RecordBody({ session, form, recordId }: { session: Session; form: BlocForm; recordId: string }) {
   const blocId = form.blocId;
   const admin = isAdmin(session.me);
   const [record, reload] = useAsync(
-    () => (at === null || form.permissions.read !== true ? Promise.resolve(null) : findRecord(session.client, blocId, recordId, at)), [],
+    () => (form.permissions.read !== true ? Promise.resolve(null) : findRecord(session.client, blocId, recordId)), [],
   );
   const [historyRound, setHistoryRound] = useState(0);
   const [mode, setMode] = useState<"view" | "edit" | "confirm-delete">("view");
@@ -60,8 +60,6 @@ function RecordBody({ session, form, recordId, at }: { session: Session; form: B
   let body;
   if (form.permissions.read !== true) {
     body = <p>Reading a record needs read access to this bloc.</p>;
-  } else if (at === null) {
-    body = <p>This link does not say when the record was created. Open the record from <a href={href({ page: "records", blocId })}>the bloc's table</a>.</p>;
   } else if (record.state === "failed") {
     body = <Failure error={record.error} prefix="The record could not be read" />;
   } else if (current === undefined) {

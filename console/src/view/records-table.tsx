@@ -4,14 +4,13 @@ import { errorMessage } from "../api.js";
 import { saveDownload } from "../download.js";
 import { useFileRefs } from "./file-refs.js";
 import type { Row } from "./load-view.js";
-import { recordHref } from "../route.js";
 
 /**
  * The page's records. It scrolls sideways inside its own focusable region on a narrow
  * screen (a tablet in portrait), so the page itself never does.
  */
-export function RecordsTable({ session, blocId, rows, fieldNames, fileFields, typesKnown, caption }: {
-  session: Session; blocId: string; rows: readonly Row[]; fieldNames: Readonly<Record<string, string>>; fileFields: ReadonlySet<string>;
+export function RecordsTable({ session, rows, fieldNames, fileFields, typesKnown, caption }: {
+  session: Session; rows: readonly Row[]; fieldNames: Readonly<Record<string, string>>; fileFields: ReadonlySet<string>;
   typesKnown: boolean; caption: string;
 }) {
   const slugs = Object.keys(fieldNames);
@@ -37,12 +36,7 @@ export function RecordsTable({ session, blocId, rows, fieldNames, fileFields, ty
           <tbody>
             {rows.map((row, index) => (
               <tr key={`${String(row.created_at)}-${index}`}>
-                <td class="nowrap">
-                  {row.service_entry_row_id === undefined ? String(row.created_at ?? "") : (
-                    <a href={recordHref(blocId, String(row.service_entry_row_id), String(row.created_at ?? ""))}
-                      aria-label={`${String(row.created_at ?? "")}: open record ${String(row.service_entry_row_id)}`}>{String(row.created_at ?? "")}</a>
-                  )}
-                </td>
+                <td class="nowrap">{String(row.created_at ?? "")}</td>
                 <td>{String(row.user_id ?? "")}</td>
                 {slugs.map((slug) => {
                   const value = String(row[slug] ?? "");

@@ -52,7 +52,7 @@ export function RecordsView({ session, blocId }: { session: Session; blocId: str
         <div class="split">
           <section class="records-panel" aria-labelledby="records-heading">
             <h2 id="records-heading">Records</h2>
-            <RecordsTable session={session} blocId={blocId} rows={view.rows} fieldNames={view.fieldNames} fileFields={fileFields}
+            <RecordsTable session={session} rows={view.rows} fieldNames={view.fieldNames} fileFields={fileFields}
               typesKnown={isAdmin(session.me)} caption={captionOf(view.query, view.rows.length, view.total)} />
             <Pager page={view.query.page} pages={pages} exact={view.total.exact} lastPageFull={view.rows.length === view.query.size}
               onStep={(step) => setQuery((q) => ({ ...q, page: Math.max(1, q.page + step) }))} onPage={(page) => setQuery((q) => ({ ...q, page }))} />
