@@ -27,6 +27,7 @@ let admin: BlocClient;
 let browser: Browser;
 let page: Page;
 let miaId = "";
+let louId = "";
 const MIA = { email: "mia@example.com", password: "correct horse battery" };
 const LOU = { email: "lou@example.com", password: "lou's first password" };
 const FIRST = "2026-05-04 07:30:00";
@@ -52,6 +53,7 @@ before(async () => {
     const created = await server.call("POST", "/api/admin/users", { json: { name, role: "member", ...account } });
     assert.equal(created.status, 201, created.text);
     if (name === "Mia") miaId = created.json.id as string;
+    else louId = created.json.id as string;
     const granted = await server.call("PUT", `/api/admin/blocs/parts/access/${created.json.id as string}`,
       { json: { read: true, add: true, update: true, delete: name === "Mia" } });
     assert.equal(granted.status, 200, granted.text);
@@ -246,15 +248,28 @@ test("an admin restores the record from its page and reads its history", { skip,
   await checked("record-page-admin", (p) => [p.locator(".history-when")]);
 });
 
+test("a record deep in a large bloc is found by its ID alone (get-data has no filter by ID); an unknown ID reads as not found", { skip, timeout: 60_000 }, async () => {
+  await admin.admin.createBloc({ id: "bulk", name: "Bulk", fields: [{ name: "Serial" }] });
+  const ids: number[] = [];
+  for (let i = 0; i < 250; i += 1) ids.push(await insertAt(server, "bulk", `2026-05-0${1 + Math.floor(i / 100)} 0${Math.floor(i % 100 / 20)}:${String(i % 20 * 2).padStart(2, "0")}:00`, { field_1: `S-${i}` }));
+  for (const i of [0, 117, 249]) {
+    await page.goto(`${server.url}/console/#/blocs/bulk/records/${ids[i]!}`);
+    await page.getByRole("heading", { name: `Record ${ids[i]!} of Bulk` }).waitFor();
+    await eventually(async () => assert.equal((await texts(page.locator(".record-values dd")))[2], `S-${i}`));
+  }
+  await page.goto(`${server.url}/console/#/blocs/bulk/records/99999`);
+  await page.getByText("Record 99999 is not among the records you can see").waitFor();
+});
+
 test("admin: a bloc's grants listed; a field retired; a bloc deleted with its records after naming their count", { skip, timeout: 60_000 }, async () => {
   await page.getByRole("navigation", { name: "Administration" }).getByRole("link", { name: "Blocs and fields" }).click();
   await page.getByRole("link", { name: "Parts" }).last().click();
   await page.getByRole("heading", { name: "Bloc Parts" }).waitFor();
   const grants = page.getByRole("region", { name: "Grants table" });
-  await eventually(async () => assert.deepEqual(await texts(grants.locator("tbody tr")), [
+  await eventually(async () => assert.deepEqual((await texts(grants.locator("tbody tr"))).sort(), [
+    `Lou (user ${louId}) yes (Read) yes (Add) yes (Update) no (Delete) no (See hidden)`,
     `Mia (user ${miaId}) yes (Read) yes (Add) yes (Update) yes (Delete) no (See hidden)`,
-    `Lou (user ${String(Number(miaId) + 1)}) yes (Read) yes (Add) yes (Update) no (Delete) no (See hidden)`,
-  ].map((row) => row.replace(/\s+/g, " "))));
+  ]));
 
   await page.getByRole("button", { name: "Retire the field Checked at" }).click();
   await page.getByRole("button", { name: "Confirm: retire Checked at" }).click();
