@@ -266,9 +266,11 @@ test("admin: a bloc's grants listed; a field retired; a bloc deleted with its re
   await page.getByRole("link", { name: "Parts" }).last().click();
   await page.getByRole("heading", { name: "Bloc Parts" }).waitFor();
   const grants = page.getByRole("region", { name: "Grants table" });
-  await eventually(async () => assert.deepEqual((await texts(grants.locator("tbody tr"))).sort(), [
-    `Lou (user ${louId}) yes (Read) yes (Add) yes (Update) no (Delete) no (See hidden)`,
-    `Mia (user ${miaId}) yes (Read) yes (Add) yes (Update) yes (Delete) no (See hidden)`,
+  const rows = () => grants.locator("tbody tr").evaluateAll((trs) =>
+    trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.textContent!.replace(/\s+/g, " ").trim()).join(" | ")));
+  await eventually(async () => assert.deepEqual((await rows()).sort(), [
+    `Lou (user ${louId}) | yes (Read) | yes (Add) | yes (Update) | no (Delete) | no (See hidden)`,
+    `Mia (user ${miaId}) | yes (Read) | yes (Add) | yes (Update) | yes (Delete) | no (See hidden)`,
   ]));
 
   await page.getByRole("button", { name: "Retire the field Checked at" }).click();
