@@ -104,7 +104,10 @@ test("sign-in: a wrong password is refused plainly, five failures lock the email
   await page.getByLabel("Email").fill(LOU.email);
   for (let i = 0; i < 5; i += 1) {
     await page.getByLabel("Password").fill(`wrong ${i}`);
-    await page.getByRole("button", { name: "Sign in", exact: true }).click();
+    await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith("/api/authenticate")),
+      page.getByRole("button", { name: "Sign in", exact: true }).click(),
+    ]);
     await page.getByRole("button", { name: "Sign in", exact: true }).and(page.locator(":enabled")).waitFor();
   }
   await page.getByLabel("Password").fill(LOU.password);
