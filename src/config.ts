@@ -75,6 +75,8 @@ export interface Config {
   readonly webhookRetryForMs: number;
   /** Whether a failed delivery's log quotes the receiver's answer (else only its status and size). */
   readonly webhookQuoteReplies: boolean;
+  /** How long a token issued by password sign-in (POST /api/authenticate) lasts. */
+  readonly sessionHours: number;
 }
 
 /** A bad environment value; start-up prints its message as one line and stops. */
@@ -243,6 +245,7 @@ export function readConfig(env: Env = process.env): Config {
     metricsToken: metricsToken(env),
     eventsPollMs: atLeastOne(env, "BLOC_EVENTS_POLL_MS", 250),
     eventsKeepHours: atLeastOne(env, "BLOC_EVENTS_KEEP_HOURS", 72),
+    sessionHours: atLeastOne(env, "BLOC_SESSION_HOURS", 12),
     eventStreamsMax: atLeastOne(env, "BLOC_EVENT_STREAMS_MAX", 1000),
     eventStreamsPerUser: atLeastOne(env, "BLOC_EVENT_STREAMS_PER_USER", 4),
     webhookDelivery: !flagOff(env, "BLOC_WEBHOOK_DELIVERY"),

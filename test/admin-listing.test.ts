@@ -47,9 +47,9 @@ describe("GET /api/admin/users", () => {
     assert.equal(reply.status, 200, reply.text);
     assert.deepEqual(keysOf(reply.json), ["users"]);
     const users: any[] = reply.json.users;
-    for (const user of users) assert.deepEqual(keysOf(user), ["id", "name", "profile", "role"]);
+    for (const user of users) assert.deepEqual(keysOf(user), ["disabled", "email", "id", "name", "profile", "role"]);
     assert.deepEqual(users.map((u) => u.role), ["admin", "member"]);
-    assert.deepEqual(users[1], { id: member.id, name: "member", role: "member", profile: ["Dublin"] });
+    assert.deepEqual(users[1], { id: member.id, name: "member", role: "member", profile: ["Dublin"], email: null, disabled: false });
     const shown = await server.call("GET", `/api/admin/users/${member.id}`);
     const { roles: _roles, ...described } = shown.json;
     assert.deepEqual(described, users[1], "as GET /api/admin/users/:id describes it");

@@ -32,7 +32,7 @@ test("the CLI sets up a store that the server then serves", async () => {
       type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null, indexed: false,
     });
     assert.deepEqual(await cli("grant", bloc.id, user.id, "read,add"),
-      { blocId: "1", userId: user.id, read: true, add: true, update: false, seeHidden: false });
+      { blocId: "1", userId: user.id, read: true, add: true, update: false, delete: false, seeHidden: false });
     const token = await cli("token", "add", user.id, "--name", "scanner");
     const spare = await cli("token", "add", user.id);
     await cli("token", "revoke", spare.id);
@@ -91,7 +91,7 @@ test("the CLI's access verbs configure what /api/me then reports", async () => {
     const role = await cli("role", "add", "leads");
     await cli("role", "assign", user.id, role.id);
     assert.deepEqual(await cli("role", "grant", bloc.id, role.id, "read,seeHidden"),
-      { blocId: "scans", roleId: role.id, read: true, add: false, update: false, seeHidden: true });
+      { blocId: "scans", roleId: role.id, read: true, add: false, update: false, delete: false, seeHidden: true });
     await cli("grant", bloc.id, user.id, "add");
     const settings = await cli("bloc", "set", bloc.id, "--restriction", "hidden", "--open-to-all", "false");
     assert.equal(settings.restriction, "hidden");
@@ -178,9 +178,9 @@ test("bloc-data init makes one admin however often it runs; --new-admin makes an
     const member = await cli("user", "add", "Ann");
     const users = (await cli("user", "list")).users;
     assert.deepEqual(users, [
-      { id: first.user.id, name: "admin", role: "admin", profile: [] },
-      { id: second.user.id, name: "Second admin", role: "admin", profile: [] },
-      { id: member.id, name: "Ann", role: "member", profile: [] },
+      { id: first.user.id, name: "admin", role: "admin", profile: [], email: null, disabled: false },
+      { id: second.user.id, name: "Second admin", role: "admin", profile: [], email: null, disabled: false },
+      { id: member.id, name: "Ann", role: "member", profile: [], email: null, disabled: false },
     ]);
 
     const listed = (await cli("token", "list", first.user.id)).tokens;

@@ -11,7 +11,7 @@ import { BlocClient, unguardCsvCell, type DataRecord } from "bloc-data-service/c
 import { runPython } from "./support/python.js";
 import { runToEnd } from "./support/process.js";
 import { refusal } from "./support/refusal.js";
-import { startServer, type TestServer } from "./support/server.js";
+import { addMember, startServer, type TestServer } from "./support/server.js";
 
 /*
  * The typed client against the real server: every method, both error shapes, paging to
@@ -61,6 +61,25 @@ describe("client: records", () => {
     const history = await admin.admin.recordHistory(blocId, first.returnedStationID);
     assert.equal(history.length, 1);
     assert.deepEqual(history[0]!.changes, { field_2: { from: "5", to: "6" } });
+    assert.equal(history[0]!.action, "updated");
+  });
+
+  test("deleteRecordsByMatchingValues and admin.restoreRecord (with their refusals)", async () => {
+    const added = await admin.addData({ scanStationID: blocId, dataToAdd: { field_1: "temporary", field_2: "1" } });
+    const id = added.returnedStationID;
+    assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { service_entry_row_id: String(id) } }), [id]);
+    assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }), []);
+    assert.deepEqual(await admin.admin.restoreRecord(blocId, id), { blocId, recordId: id });
+    const notDeleted = await refusal(admin.admin.restoreRecord(blocId, id));
+    assert.equal(notDeleted.status, 404);
+    assert.deepEqual((await admin.admin.recordHistory(blocId, id)).map((h) => h.action), ["deleted", "restored"]);
+    const stranger = new BlocClient({ url: server.url, token: (await addMember(server)).token });
+    const denied = await refusal(stranger.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }));
+    assert.equal(denied.status, 401);
+    assert.deepEqual(denied.body, { message: "You are not authorized to access this bloc" });
+    stranger.close();
+    assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }), [id], "the stranger deleted nothing");
+    await admin.admin.restoreRecord(blocId, id);
   });
 
   test("getDataReport as JSON rows (chosen fields, filter, dates), and as a CSV stream", async () => {
@@ -230,7 +249,7 @@ describe("client: the admin API", () => {
   test("users, tokens, roles, modules, blocs, fields, access and restrictions", async () => {
     const api = admin.admin;
     const user = await api.createUser("Ada", "member");
-    assert.deepEqual(user, { id: user.id, name: "Ada", role: "member", profile: [] });
+    assert.deepEqual(user, { id: user.id, name: "Ada", role: "member", profile: [], email: null, disabled: false });
     assert.deepEqual((await api.setProfile(user.id, ["North"])).profile, ["North"]);
     const role = await api.createRole("Inspectors");
     assert.ok((await api.listRoles()).some((r) => r.id === role.id && r.name === "Inspectors"));
@@ -256,7 +275,7 @@ describe("client: the admin API", () => {
     try {
       assert.equal((await refusal(member.getData({ blocId: bloc.id }))).status, 401);
       const grant = await api.setAccess(bloc.id, user.id, { read: true, add: true });
-      assert.deepEqual(grant, { blocId: bloc.id, userId: user.id, read: true, add: true, update: false, seeHidden: false });
+      assert.deepEqual(grant, { blocId: bloc.id, userId: user.id, read: true, add: true, update: false, delete: false, seeHidden: false });
       await member.addData({ scanStationID: bloc.id, dataToAdd: { field_1: "mine", b_code: "x" } });
       await admin.addData({ scanStationID: bloc.id, dataToAdd: { field_1: "admin's" } });
       assert.equal((await member.getData({ blocId: bloc.id })).count, 2);
@@ -267,7 +286,7 @@ describe("client: the admin API", () => {
       await api.removeAccess(bloc.id, user.id);
       assert.equal((await refusal(member.getData({ blocId: bloc.id }))).status, 401);
       const roleGrant = await api.setRoleAccess(bloc.id, role.id, { read: true });
-      assert.deepEqual(roleGrant, { blocId: bloc.id, roleId: role.id, read: true, add: false, update: false, seeHidden: false });
+      assert.deepEqual(roleGrant, { blocId: bloc.id, roleId: role.id, read: true, add: false, update: false, delete: false, seeHidden: false });
       await api.addRoleMember(user.id, role.id);
       assert.equal((await member.getData({ blocId: bloc.id })).count, 2);
       await api.removeRoleAccess(bloc.id, role.id);
@@ -295,6 +314,39 @@ describe("client: the admin API", () => {
     const tokens = await admin.admin.listTokens(user.id);
     assert.deepEqual(tokens.map((k) => [k.id, k.name]), [[issued.id, "listed token"]]);
     assert.ok(!JSON.stringify(tokens).includes(issued.token), "never the secret");
+  });
+
+  test("accounts: createUser with email and password, authenticate, changeOwnPassword, setPassword, updateUser", async () => {
+    const email = `client-${Date.now()}@example.com`;
+    const user = await admin.admin.createUser("Signer", "member", { email: email.toUpperCase(), password: "first-password-1" });
+    assert.equal(user.email, email);
+    assert.equal(user.disabled, false);
+    const signedIn = await BlocClient.authenticate({ url: server.url, email, password: "first-password-1" });
+    assert.deepEqual(signedIn.user, { id: user.id, name: "Signer", role: "member" });
+    assert.match(signedIn.expiresAt, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    const wrong = await refusal(BlocClient.authenticate({ url: server.url, email, password: "not-the-password" }));
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.text, "Wrong email or password");
+
+    const self = new BlocClient({ url: server.url, token: signedIn.token });
+    try {
+      assert.equal((await refusal(self.changeOwnPassword("not-the-password", "second-password-2"))).status, 400);
+      await self.changeOwnPassword("first-password-1", "second-password-2");
+      await BlocClient.authenticate({ url: server.url, email, password: "second-password-2" });
+
+      await admin.admin.setPassword(user.id, "third-password-3");
+      assert.equal((await refusal(admin.admin.setPassword(user.id, "short"))).status, 400);
+      await BlocClient.authenticate({ url: server.url, email, password: "third-password-3" });
+
+      const disabled = await admin.admin.updateUser(user.id, { disabled: true, name: "Signer 2" });
+      assert.equal(disabled.disabled, true);
+      assert.equal(disabled.name, "Signer 2");
+      // Refused as unauthenticated (401), not as a wrong current password (400): the token no longer works.
+      assert.equal((await refusal(self.changeOwnPassword("not-the-password", "fourth-password-4"))).status, 401);
+      await admin.admin.updateUser(user.id, { disabled: false });
+    } finally {
+      self.close();
+    }
   });
 });
 

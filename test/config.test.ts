@@ -26,7 +26,7 @@ test("defaults are the documented ones", () => {
       requestTimeoutMs: 30_000, uploadTimeoutMs: 600_000, headersTimeoutMs: 10_000, idleTimeoutMs: 72_000,
       corsOrigins: [], metricsToken: undefined,
       eventsPollMs: 250, eventsKeepHours: 72, eventStreamsMax: 1000, eventStreamsPerUser: 4, webhookDelivery: true,
-      webhookTimeoutMs: 10_000, webhookRetryMs: 1_000, webhookRetryForMs: 24 * 60 * 60 * 1000, webhookQuoteReplies: false,
+      webhookTimeoutMs: 10_000, webhookRetryMs: 1_000, webhookRetryForMs: 24 * 60 * 60 * 1000, webhookQuoteReplies: false, sessionHours: 12,
     },
   );
   assert.ok(Object.isFrozen(config));

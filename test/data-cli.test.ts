@@ -190,6 +190,27 @@ describe("bloc-data get, add, update, import refusals", () => {
     assert.deepEqual([...file.body], [1, 2, 3, 4]);
   });
 
+  test("delete by a field value or by service_entry_row_id; its usage errors and refusals", async () => {
+    const first = await addRecord(server, blocId, { field_1: "doomed", field_2: "1" });
+    const second = await addRecord(server, blocId, { field_1: "doomed", field_2: "2" });
+    const byId = await cli(["delete", blocId, "--where", `service_entry_row_id=${second}`]);
+    assert.equal(byId.code, 0, byId.stderr);
+    assert.deepEqual(JSON.parse(byId.stdout), { deleted_record_ids: [second] });
+    const byValue = await cli(["delete", blocId, "--where", "field_1=doomed"]);
+    assert.deepEqual(JSON.parse(byValue.stdout), { deleted_record_ids: [first] });
+    assert.deepEqual(JSON.parse((await cli(["delete", blocId, "--where", "field_1=doomed"])).stdout), { deleted_record_ids: [] });
+    assert.equal((await cli(["delete", blocId])).code, 2, "delete needs a --where");
+    const withSet = await cli(["delete", blocId, "--where", "field_1=x", "--set", "field_2=1"]);
+    assert.equal(withSet.code, 2);
+    assert.match(withSet.stderr, /delete takes no --set/);
+    const stranger = await addMember(server);
+    const denied = await cli(["delete", blocId, "--where", "field_1=p1", "--token", stranger.token]);
+    assert.equal(denied.code, 1);
+    assert.match(denied.stderr, /answered 401: You are not authorized/);
+    const help = await cli(["--help"]);
+    assert.match(help.stdout + help.stderr, /delete <blocId> --where slug=value\.\.\./);
+  });
+
   test("an .xlsx import with refused rows: the others are added, the rejects file says why, exit 3", async () => {
     const workbook = new ExcelJS.Workbook();
     const sheet = workbook.addWorksheet("Data");

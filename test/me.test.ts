@@ -30,7 +30,7 @@ test("/api/me answers the user, roles, scope and the blocs they can use with eff
   const listed: string[] = (await admin("GET", "/api/admin/blocs")).blocs.map((b: { id: string }) => b.id);
   const byId = (a: { id: string }, b: { id: string }): number => listed.indexOf(a.id) - listed.indexOf(b.id);
   assert.deepEqual(me.json, {
-    user: { id: user.id, name: "ann", role: "member", profile: ["Dublin"] },
+    user: { id: user.id, name: "ann", role: "member", profile: ["Dublin"], email: null, disabled: false },
     roles: [{ id: role.id, name: "leads" }],
     token: { permissions: null, blocs: null },
     blocs: [
@@ -78,7 +78,7 @@ test("a scoped admin token cannot use the admin API; scopes are checked when iss
 
   const unknownBloc = await server.call("POST", "/api/admin/users/1/tokens", { json: { blocs: ["no-such-bloc"] } });
   assert.equal(unknownBloc.status, 404);
-  const badPermission = await server.call("POST", "/api/admin/users/1/tokens", { json: { permissions: ["delete"] } });
+  const badPermission = await server.call("POST", "/api/admin/users/1/tokens", { json: { permissions: ["remove"] } });
   assert.equal(badPermission.status, 400);
   assert.ok(badPermission.json.error);
 });

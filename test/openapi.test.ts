@@ -68,7 +68,11 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "GET /api/get-data": "200", "POST /api/get-data": "200",
   "GET /api/get-data-report": "200", "POST /api/get-data-report": "200",
   "POST /api/update-records-by-matching-values": "200",
+  "POST /api/delete-records-by-matching-values": "200",
+  "POST /api/admin/blocs/:blocId/records/:recordId/restore": "200",
   "GET /api/me": "200",
+  "POST /api/authenticate": "200", "POST /api/me/password": "204",
+  "PUT /api/admin/users/:userId/password": "204", "PATCH /api/admin/users/:userId": "200",
   "GET /api/files/:ref": "200",
   "POST /api/admin/users": "201",
   "GET /api/admin/users/:userId": "200", "PUT /api/admin/users/:userId": "200",
@@ -85,6 +89,9 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "PUT /api/admin/blocs/:blocId/access/roles/:roleId": "200", "DELETE /api/admin/blocs/:blocId/access/roles/:roleId": "204",
   "PUT /api/admin/blocs/:blocId/restrictions/:userId": "200", "DELETE /api/admin/blocs/:blocId/restrictions/:userId": "204",
   "GET /api/admin/blocs/:blocId/records/:recordId/history": "200",
+  "GET /api/blocs/:blocId/fields": "200", "GET /api/admin/blocs/:blocId/access": "200",
+  "DELETE /api/admin/blocs/:blocId": "204", "DELETE /api/admin/blocs/:blocId/fields/:slug": "204",
+  "DELETE /api/admin/roles/:roleId": "204", "DELETE /api/admin/modules/:moduleId": "204",
   "GET /api/events": "200",
   "POST /api/admin/webhooks": "201", "GET /api/admin/webhooks": "200", "DELETE /api/admin/webhooks/:webhookId": "204",
   "GET /api/admin/webhooks/:webhookId/deliveries": "200", "POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/resend": "200",
@@ -126,6 +133,7 @@ describe("the OpenAPI document", () => {
       assert.deepEqual(query, ["blocId", "resultLimit", "currentPage", "reverse", "fromDate", "toDate"]);
     }
     assert.deepEqual(body("/api/update-records-by-matching-values", "post").required, ["blocId", "fieldsToUpdate", "searchItems"]);
+    assert.deepEqual(body("/api/delete-records-by-matching-values", "post").required, ["blocId", "searchItems"]);
     const report = doc.paths["/api/get-data-report"].get.responses["200"].content;
     assert.ok(report["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"], "the .xlsx answer is documented");
   });
@@ -139,6 +147,9 @@ describe("the OpenAPI document", () => {
     assert.deepEqual(errors("/api/get-data", "get", "400"), ["error", "message"]);
     assert.deepEqual(errors("/api/update-records-by-matching-values", "post", "401"), ["message"]);
     assert.deepEqual(errors("/api/update-records-by-matching-values", "post", "400"), ["error", "message"]);
+    // delete-records refuses as update-records does.
+    assert.deepEqual(errors("/api/delete-records-by-matching-values", "post", "401"), ["message"]);
+    assert.deepEqual(errors("/api/delete-records-by-matching-values", "post", "400"), ["error", "message"]);
     assert.deepEqual(errors("/api/admin/blocs", "post", "409"), ["error"]);
     assert.equal(doc.paths["/api/admin/blocs"].post.responses["200"], undefined, "POST /blocs answers 201, not 200");
   });

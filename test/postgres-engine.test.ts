@@ -78,7 +78,7 @@ test("several processes opening one new database migrate it once", { skip }, asy
 
 test("config writes and reads; taken keys conflict, missing parents are not found", { skip }, async () => {
   const user = await store.createUser("ann", "member", "2026-01-01 00:00:00");
-  assert.deepEqual(await store.findUser(user.id), { id: user.id, name: "ann", role: "member", profile: [] });
+  assert.deepEqual(await store.findUser(user.id), { id: user.id, name: "ann", role: "member", profile: [], email: null, disabled: false });
   assert.equal(await store.findUser("not-a-number"), undefined);
   await store.setProfile(user.id, ["site-a"]);
   assert.deepEqual((await store.findUser(user.id))?.profile, ["site-a"]);
@@ -102,7 +102,7 @@ test("config writes and reads; taken keys conflict, missing parents are not foun
   await store.updateBlocSettings("cfg", { scanLimit: null });
   assert.equal((await store.findBloc("cfg"))?.scanLimit, null);
 
-  const grant = { read: true, add: false, update: false, seeHidden: false };
+  const grant = { read: true, add: false, update: false, delete: true, seeHidden: false };
   await store.setGrant("cfg", user.id, grant);
   assert.deepEqual(await store.accessFacts("cfg", user.id), { grants: [grant], restriction: undefined });
   await assert.rejects(store.setGrant("cfg", "999999", grant), NotFoundError);

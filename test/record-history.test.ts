@@ -54,7 +54,7 @@ test("an update keeps who, when, through which token, and each changed value fro
   const [entry] = reply.json.history;
   assert.match(entry.at, TIMESTAMP);
   assert.deepEqual({ ...entry, at: "" }, {
-    at: "", userId: writer.id, tokenId: writer.tokenId,
+    action: "updated", at: "", userId: writer.id, tokenId: writer.tokenId,
     changes: { field_1: { from: "P-1", to: "P-1b" }, field_3: { from: "", to: "S-1" }, submitted_status: { from: "1", to: "0" } },
   });
 });

@@ -6,7 +6,7 @@ import { readConfig, type Config } from "../config.js";
 import { FileBlobs, type ReceivedContent } from "../store/file-blobs.js";
 import { openStore } from "../store/open-store.js";
 import { COUNTER_TABLES, TABLES, type Row, type Store, type TableName } from "../store/store.js";
-import { TABLE_SHAPES } from "../store/tables.js";
+import { TABLE_SHAPES, withAddedColumns } from "../store/tables.js";
 import { BackupError, BackupWriter, FORMAT, VERSION, readBackup, type Entry, type Header, type Trailer } from "./backup-file.js";
 import { redactUrl } from "./copy.js";
 import { recountMissing } from "../domain/counting/recount.js";
@@ -222,7 +222,7 @@ async function load(file: string, store: Store, blobs: FileBlobs): Promise<void>
         await flush();
         pendingTable = entry.table as TableName;
       }
-      pending.push(entry.row);
+      pending.push(withAddedColumns(entry.table as TableName, entry.row));
       pendingBytes += JSON.stringify(entry.row).length;
       if (pending.length >= BATCH || pendingBytes >= BATCH_BYTES) await flush();
     } else if (entry.kind === "content") {

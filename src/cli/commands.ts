@@ -14,6 +14,7 @@ import { createUser, describeUser } from "../domain/users.js";
 import { listTokens, listUsers } from "../domain/admin-listing.js";
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from "../domain/webhooks.js";
 import { schemaVersion } from "../store/open-store.js";
+import { deleteBloc, deleteRole, listBlocAccess, retireField } from "../domain/removals.js";
 
 export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default sqlite:./data/bloc.db)
 
@@ -35,17 +36,21 @@ export const USAGE = `Usage: bloc-data <command> (works on DATABASE_URL, default
   role assign|unassign <userId> <roleId>           make a user a member of a role, or not
   role grant <blocId> <roleId> <perms|none>        set a role's permissions on a bloc
   role ungrant <blocId> <roleId>                   remove a role's permissions on a bloc
+  role remove <roleId>                             delete a role with its memberships and grants
   bloc add <name> [--field NAME]... [--id ID]      add a bloc; fields get slugs field_1, field_2, …
   bloc set <blocId> [--open-to-all true|false] [--accepting-data true|false] [--restriction none|own|hidden]
   bloc list                                        list blocs with their fields and settings
+  bloc access <blocId>                             every grant, role grant and restriction on a bloc
+  bloc remove <blocId> [--with-records]            delete a bloc (one holding records only with --with-records)
   field add <blocId> <name> [--slug SLUG] [--profile-filter true|false]
   field set <blocId> <slug> [--name N] [--profile-filter true|false]
-  grant <blocId> <userId> <perms|none>             set a user's permissions; perms: read,add,update,seeHidden
+  field retire <blocId> <slug>                     retire a field: no longer accepted or shown, values kept
+  grant <blocId> <userId> <perms|none>             set a user's permissions; perms: read,add,update,delete,seeHidden
   ungrant <blocId> <userId>                        remove a user's permissions on a bloc
   restrict <blocId> <userId> <none|own|hidden|default>
                                                    a user's restriction on a bloc (default: the bloc's)
   history <blocId> <recordId>                      what each update changed in a record, oldest first
-  webhook add <url> [--blocs ID,ID] [--events record.added,record.updated,bloc.updated,access.updated]
+  webhook add <url> [--blocs ID,ID] [--events record.added,record.updated,record.deleted,…]
               [--secret S]                         a webhook (every bloc without --blocs); prints its secret once
   webhook list                                     every webhook (never a secret)
   webhook remove <webhookId>                       remove a webhook
@@ -74,6 +79,7 @@ export interface Options {
   readonly restriction?: string | undefined;
   readonly "profile-filter"?: string | undefined;
   readonly "new-admin"?: boolean | undefined;
+  readonly "with-records"?: boolean | undefined;
   readonly events?: string | undefined;
   readonly secret?: string | undefined;
   readonly limit?: string | undefined;
@@ -162,6 +168,9 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       const [blocId, roleId] = [at(2, "<blocId>"), at(3, "<roleId>")];
       return { blocId, roleId, ...(await setRoleGrant(ctx, blocId, roleId, grant(at(4, "<permissions>")))) };
     }
+    case "role remove":
+      await deleteRole(ctx, at(2, "<roleId>"));
+      return { removed: positionals[2] };
     case "role ungrant": {
       const [blocId, roleId] = [at(2, "<blocId>"), at(3, "<roleId>")];
       await removeRoleGrant(ctx, blocId, roleId);
@@ -180,6 +189,11 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       });
     case "bloc list":
       return listBlocs(ctx);
+    case "bloc access":
+      return listBlocAccess(ctx, at(2, "<blocId>"));
+    case "bloc remove":
+      await deleteBloc(ctx, at(2, "<blocId>"), options["with-records"] === true);
+      return { removed: positionals[2] };
     case "field add":
       return addField(ctx, at(2, "<blocId>"), {
         name: at(3, "<name>"), slug: options.slug, applyProfileFilter: bool("--profile-filter", options["profile-filter"]),
@@ -188,6 +202,9 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
       return updateField(ctx, at(2, "<blocId>"), at(3, "<slug>"), {
         name: options.name, applyProfileFilter: bool("--profile-filter", options["profile-filter"]),
       });
+    case "field retire":
+      await retireField(ctx, at(2, "<blocId>"), at(3, "<slug>"));
+      return { blocId: positionals[2], retired: positionals[3] };
     case "grant": {
       const [blocId, userId] = [at(1, "<blocId>"), at(2, "<userId>")];
       return { blocId, userId, ...(await setGrant(ctx, blocId, userId, grant(at(3, "<permissions>")))) };

@@ -10,7 +10,7 @@ import { importTable } from "./data-import.js";
 import { progressBar } from "./progress.js";
 
 /** The verbs that talk to a running service over HTTP (through the client), not to the store. */
-export const DATA_VERBS = new Set(["get", "report", "add", "import", "update"]);
+export const DATA_VERBS = new Set(["get", "report", "add", "import", "update", "delete", "login"]);
 
 export const DATA_USAGE = `
 Data commands talk to a running service: --url (or BLOC_URL, default http://localhost:8080)
@@ -28,6 +28,11 @@ and --token (or BLOC_TOKEN). Progress bars go to stderr, only when it is a termi
                                                    <file>.rejected.csv) with their line and reason
   update <blocId> --where slug=value... --set slug=value...
                                                    update every record matching all --where values
+  delete <blocId> --where slug=value...            delete every record matching all --where values (the
+                                                   slug service_entry_row_id names one record by its ID);
+                                                   an admin can restore each (admin API, README)
+  login --email E                                  sign in with a password (BLOC_PASSWORD, else the first line
+                                                   of stdin); prints {"token","expiresAt","user"}
 
 Exit codes: 0 done; 1 failed (the service refused, or it could not be reached); 2 usage error;
 3 import finished but some rows were rejected (the others were added; see the rejects file).
@@ -54,6 +59,7 @@ export interface DataOptions {
   readonly unguard?: boolean | undefined;
   readonly where?: string[] | undefined;
   readonly set?: string[] | undefined;
+  readonly email?: string | undefined;
 }
 
 function positiveInteger(what: string, value: string | undefined, fallback: number, max: number): number {
@@ -201,8 +207,29 @@ async function add(client: BlocClient, blocId: string, options: DataOptions): Pr
 }
 
 /** Runs a data verb; the exit code (see DATA_USAGE). Results go to stdout as JSON. */
+/**
+ * `login`: the password comes from BLOC_PASSWORD or stdin, never from an argument, which
+ * would stay in the shell's history and show in the process list.
+ */
+async function login(options: DataOptions): Promise<unknown> {
+  if (options.email === undefined) throw new UsageError("login needs --email");
+  let password = process.env.BLOC_PASSWORD;
+  if (password === undefined) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    password = Buffer.concat(chunks).toString("utf8").split(/\r?\n/)[0] ?? "";
+  }
+  if (password === "") throw new UsageError("login needs a password: BLOC_PASSWORD, or one line on stdin");
+  return BlocClient.authenticate({ url: options.url ?? process.env.BLOC_URL ?? "http://localhost:8080", email: options.email, password });
+}
+
 export async function runDataCommand(positionals: readonly string[], options: DataOptions): Promise<number> {
   const [verb, blocId] = positionals;
+  if (verb === "login") {
+    if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+    process.stdout.write(`${JSON.stringify(await login(options), null, 2)}\n`);
+    return 0;
+  }
   if (blocId === undefined) throw new UsageError(`${verb} needs a <blocId>`);
   const expected = verb === "import" ? 3 : 2;
   if (positionals.length > expected) throw new UsageError(`unexpected argument "${positionals[expected]}"`);
@@ -226,6 +253,13 @@ export async function runDataCommand(positionals: readonly string[], options: Da
           throw new UsageError("update needs at least one --where slug=value and one --set slug=value");
         }
         print({ updated_record_ids: await client.updateRecordsByMatchingValues({ blocId, searchItems, fieldsToUpdate }) });
+        return 0;
+      }
+      case "delete": {
+        const searchItems = pairs("--where", options.where);
+        if (Object.keys(searchItems).length === 0) throw new UsageError("delete needs at least one --where slug=value");
+        if (options.set !== undefined) throw new UsageError("delete takes no --set");
+        print({ deleted_record_ids: await client.deleteRecordsByMatchingValues({ blocId, searchItems }) });
         return 0;
       }
       case "import": {

@@ -34,6 +34,7 @@ async function main(argv: string[]): Promise<void> {
       batch: { type: "string" },
       "skip-files": { type: "boolean" },
       "new-admin": { type: "boolean" },
+      "with-records": { type: "boolean" },
       events: { type: "string" },
       secret: { type: "string" },
       limit: { type: "string" },
@@ -59,6 +60,7 @@ async function main(argv: string[]): Promise<void> {
       unguard: { type: "boolean" },
       where: { type: "string", multiple: true },
       set: { type: "string", multiple: true },
+      email: { type: "string" },
     },
   });
   if (values.help || positionals.length === 0) {

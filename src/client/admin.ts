@@ -1,8 +1,8 @@
 import type { Transport } from "./transport.js";
 import type { Webhook, WebhookDelivery, WebhookInput } from "./events.js";
 import type {
-  Bloc, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
-  RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole,
+  Bloc, BlocAccess, BlocId, BlocInput, BlocSettings, Field, FieldInput, FieldRules, Grant, HistoryItem, IssuedToken, Module,
+  RestrictionMode, Role, TokenInfo, TokenInput, User, UserRole, AccountInput, UserUpdate,
 } from "./types.js";
 
 const seg = (id: BlocId): string => encodeURIComponent(String(id));
@@ -25,8 +25,19 @@ export class BlocAdmin {
 
   // Users, tokens, roles
 
-  createUser(name: string, role?: UserRole): Promise<User> {
-    return this.write("POST", "/users", role === undefined ? { name } : { name, role });
+  /** A new user; with `account`, an email and a password to sign in with. */
+  createUser(name: string, role?: UserRole, account: AccountInput = {}): Promise<User> {
+    return this.write("POST", "/users", { name, ...(role === undefined ? {} : { role }), ...account });
+  }
+
+  /** Changes a user's name or email, or disables (every token refused at once) or enables them. */
+  updateUser(userId: string, update: UserUpdate): Promise<User> {
+    return this.write("PATCH", `/users/${seg(userId)}`, update);
+  }
+
+  /** Sets (or replaces) a user's password: at least 10 characters. */
+  async setPassword(userId: string, password: string): Promise<void> {
+    await this.transport.json<undefined>({ method: "PUT", path: `/api/admin/users/${seg(userId)}/password`, json: { password } }, [204]);
   }
 
   async listUsers(): Promise<User[]> {
@@ -71,6 +82,11 @@ export class BlocAdmin {
     return this.remove(`/users/${seg(userId)}/roles/${seg(roleId)}`);
   }
 
+  /** Deletes a role with its memberships and grants: its members lose what it gave them at once. */
+  deleteRole(roleId: string): Promise<void> {
+    return this.remove(`/roles/${seg(roleId)}`);
+  }
+
   // Modules, blocs, fields
 
   createModule(name: string): Promise<Module> {
@@ -105,7 +121,27 @@ export class BlocAdmin {
     return this.write("PATCH", `/blocs/${seg(blocId)}/fields/${seg(slug)}`, changes);
   }
 
+  /** Retires a field: no longer accepted or shown; records keep its values and its slug is never given again. */
+  retireField(blocId: BlocId, slug: string): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}/fields/${seg(slug)}`);
+  }
+
+  /** Deletes a bloc; one that holds records is refused (409) unless `withRecords` deletes them with it. */
+  deleteBloc(blocId: BlocId, options: { withRecords?: boolean } = {}): Promise<void> {
+    return this.remove(`/blocs/${seg(blocId)}${options.withRecords ? "?withRecords=true" : ""}`);
+  }
+
+  /** Deletes a module; refused (409) while a bloc belongs to it. */
+  deleteModule(moduleId: string): Promise<void> {
+    return this.remove(`/modules/${seg(moduleId)}`);
+  }
+
   // Access
+
+  /** Every grant, role grant and restriction on a bloc, with the holders' names. */
+  getAccess(blocId: BlocId): Promise<BlocAccess> {
+    return this.get(`/blocs/${seg(blocId)}/access`);
+  }
 
   setAccess(blocId: BlocId, userId: string, grant: Grant): Promise<Required<Grant> & { blocId: string; userId: string }> {
     return this.write("PUT", `/blocs/${seg(blocId)}/access/${seg(userId)}`, grant);
@@ -165,5 +201,10 @@ export class BlocAdmin {
 
   async recordHistory(blocId: BlocId, recordId: number | string): Promise<HistoryItem[]> {
     return (await this.get<{ history: HistoryItem[] }>(`/blocs/${seg(blocId)}/records/${seg(recordId)}/history`)).history;
+  }
+
+  /** Brings back a deleted record with its ID; NotFound when the bloc holds no such deleted record, Conflict when a unique value it held is taken. */
+  async restoreRecord(blocId: BlocId, recordId: number | string): Promise<{ blocId: string; recordId: number }> {
+    return this.write("POST", `/blocs/${seg(blocId)}/records/${seg(recordId)}/restore`, undefined);
   }
 }

@@ -6,11 +6,11 @@ import { pipeline } from "node:stream/promises";
 import { BlocAdmin } from "./admin.js";
 import { streamEvents, type StreamEvent, type StreamOptions } from "./events.js";
 import { multipartBody, type UploadFile } from "./multipart.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import { NodeTransport } from "./transport.js";
 import type {
-  AddDataInput, AddDataResult, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
-  UpdateInput,
+  AddDataInput, AddDataResult, BlocFields, BlocId, DataRecord, GetDataQuery, GetDataResult, ReportFormat, ReportQuery, ReportRow,
+  DeleteInput, SignedIn, UpdateInput,
 } from "./types.js";
 
 export interface BlocClientOptions {
@@ -56,6 +56,24 @@ export class BlocClient {
     this.transport = new NodeTransport(options.url, options.token, options.timeoutMs ?? 0);
     this.readMethod = options.readMethod ?? defaultReadMethod();
     this.admin = new BlocAdmin(this.transport);
+  }
+
+  /**
+   * Signs in with email and password (POST /api/authenticate, no token needed): the
+   * answer's `token` is for a client of its own, `new BlocClient({ url, token })`.
+   */
+  static async authenticate(options: { url: string; email: string; password: string; timeoutMs?: number }): Promise<SignedIn> {
+    const transport = new NodeTransport(options.url, "", options.timeoutMs ?? 0);
+    try {
+      return await transport.json<SignedIn>({ method: "POST", path: "/api/authenticate", json: { email: options.email, password: options.password } }, [200]);
+    } finally {
+      transport.close();
+    }
+  }
+
+  /** Changes the token's user's own password (an unscoped token only). */
+  async changeOwnPassword(currentPassword: string, newPassword: string): Promise<void> {
+    await this.transport.json<undefined>({ method: "POST", path: "/api/me/password", json: { currentPassword, newPassword } }, [204]);
   }
 
   /** Adds one record; with `files` (field slug → file) it is sent as multipart/form-data. */
@@ -142,9 +160,19 @@ export class BlocClient {
     return { path: file, bytes };
   }
 
+  /** What a form needs to add to a bloc (its fields, their rules, its module) and what this token may do there. */
+  blocFields(blocId: BlocId): Promise<BlocFields> {
+    return this.transport.json<BlocFields>({ method: "GET", path: `/api/blocs/${encodeURIComponent(String(blocId))}/fields` }, [200]);
+  }
+
   /** Updates every record whose fields equal `searchItems`; the IDs updated (none is not an error). */
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
     return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;
+  }
+
+  /** Deletes every record whose fields equal `searchItems` (an admin can restore them); the IDs deleted. */
+  async deleteRecordsByMatchingValues(input: DeleteInput): Promise<number[]> {
+    return (await this.transport.json<{ deleted_record_ids: number[] }>(deleteRequest(input), [200])).deleted_record_ids;
   }
 
   /** Closes idle keep-alive connections. */

@@ -18,6 +18,12 @@ export class BlocApiError extends Error {
   ) {
     super(`${endpoint} answered ${status}: ${text}`);
   }
+
+  /** A refusal of field values (add-data, update-records): each failing field's slug → what is wrong with its value. */
+  get fields(): Readonly<Record<string, string>> | undefined {
+    const fields = (this.body as { fields?: unknown } | undefined)?.fields;
+    return fields !== null && typeof fields === "object" ? fields as Record<string, string> : undefined;
+  }
 }
 
 /** The text of an error body: `error` first, then `message`, else the body itself. */

@@ -1,8 +1,8 @@
 import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
-import { addDataFields, CONTENT_TYPES, dispositionName, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
+import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, updateRequest } from "./requests.js";
 import type {
-  AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput,
+  BlocFields, AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
 } from "./types.js";
 
 export interface FetchBlocClientOptions {
@@ -37,6 +37,11 @@ export class FetchBlocClient {
   }
 
   /** What the token may do: its user, roles, scope and the blocs it may use. */
+  /** What a form needs to add to a bloc (its fields, their rules, its module) and what this token may do there. */
+  blocFields(blocId: string | number): Promise<BlocFields> {
+    return this.transport.json<BlocFields>({ method: "GET", path: `/api/blocs/${encodeURIComponent(String(blocId))}/fields` }, [200]);
+  }
+
   me(): Promise<Me> {
     return this.transport.json<Me>({ method: "GET", path: "/api/me" }, [200]);
   }
@@ -84,6 +89,11 @@ export class FetchBlocClient {
 
   async updateRecordsByMatchingValues(input: UpdateInput): Promise<number[]> {
     return (await this.transport.json<{ updated_record_ids: number[] }>(updateRequest(input), [200])).updated_record_ids;
+  }
+
+  /** Deletes every record whose fields equal `searchItems` (an admin can restore them); the IDs deleted. */
+  async deleteRecordsByMatchingValues(input: DeleteInput): Promise<number[]> {
+    return (await this.transport.json<{ deleted_record_ids: number[] }>(deleteRequest(input), [200])).deleted_record_ids;
   }
 
   /** A file uploaded with a record (GET /api/files/:ref), if the token may read that record. */

@@ -1,5 +1,5 @@
 import type { Outgoing } from "./transport.js";
-import type { AddDataInput, DataRecord, GetDataResult, ReportFormat, ReportQuery, UpdateInput } from "./types.js";
+import type { AddDataInput, DataRecord, DeleteInput, GetDataResult, ReportFormat, ReportQuery, UpdateInput } from "./types.js";
 
 /**
  * The request and answer shapes of the spec's endpoints, shared by the Node client
@@ -40,6 +40,11 @@ export function updateRequest(input: UpdateInput): Outgoing {
     method: "POST", path: "/api/update-records-by-matching-values",
     json: { blocId: input.blocId, fieldsToUpdate: input.fieldsToUpdate, searchItems: input.searchItems },
   };
+}
+
+/** delete-records-by-matching-values' request. */
+export function deleteRequest(input: DeleteInput): Outgoing {
+  return { method: "POST", path: "/api/delete-records-by-matching-values", json: { blocId: input.blocId, searchItems: input.searchItems } };
 }
 
 /** get-data's `data`, with records under "0", "1", … beside the aggregates, as typed fields. */

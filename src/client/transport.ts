@@ -50,7 +50,8 @@ export class NodeTransport implements Transport {
 
   send(request: Outgoing): Promise<Incoming> {
     const url = new URL(request.path.replace(/^\//, ""), this.base);
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...request.headers };
+    // No token: a client made only to sign in (BlocClient.authenticate) sends no Authorization header.
+    const headers: Record<string, string> = { ...(this.token === "" ? {} : { authorization: `Bearer ${this.token}` }), ...request.headers };
     let payload: Buffer | undefined;
     if (request.json !== undefined) {
       payload = Buffer.from(JSON.stringify(request.json));

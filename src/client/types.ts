@@ -77,6 +77,12 @@ export interface ReportQuery {
 export type ReportRow = Readonly<Record<string, string>>;
 export type ReportFormat = "xlsx" | "csv";
 
+export interface DeleteInput {
+  readonly blocId: BlocId;
+  /** Field slug, `service_entry_row_id` or `submitted_status` → the exact value a record must hold. */
+  readonly searchItems: Readonly<Record<string, string>>;
+}
+
 export interface UpdateInput {
   readonly blocId: BlocId;
   readonly fieldsToUpdate: Readonly<Record<string, string>>;
@@ -86,7 +92,7 @@ export interface UpdateInput {
 // ---- Admin API (this service) ----
 
 export type UserRole = "admin" | "member";
-export type Permission = "read" | "add" | "update";
+export type Permission = "read" | "add" | "update" | "delete";
 export type RestrictionMode = "none" | "own" | "hidden";
 export type FieldType = "text" | "number" | "date" | "datetime" | "select" | "file" | "autogenerate";
 
@@ -95,6 +101,34 @@ export interface User {
   readonly name: string;
   readonly role: UserRole;
   readonly profile: readonly string[];
+  /** What the user signs in with (lower-cased); null: no password sign-in. */
+  readonly email: string | null;
+  /** A disabled user's tokens and sign-ins are refused. */
+  readonly disabled: boolean;
+}
+
+/** An email and a password, for a new user (both optional; a password has at least 10 characters). */
+export interface AccountInput {
+  readonly email?: string;
+  readonly password?: string;
+}
+
+/** What an admin may change of a user; absent keys stay as they are. */
+export interface UserUpdate {
+  readonly name?: string;
+  /** null removes it, and with it password sign-in. */
+  readonly email?: string | null;
+  /** true refuses every token of the user, and their sign-in, at once. */
+  readonly disabled?: boolean;
+}
+
+/** The answer to a password sign-in (BlocClient.authenticate). */
+export interface SignedIn {
+  /** A token of the user, expiring after the service's BLOC_SESSION_HOURS. */
+  readonly token: string;
+  /** `YYYY-MM-DD HH:MM:SS` in the service's time zone. */
+  readonly expiresAt: string;
+  readonly user: { readonly id: string; readonly name: string; readonly role: UserRole };
 }
 
 export interface Role { readonly id: string; readonly name: string }
@@ -167,7 +201,34 @@ export interface Grant {
   readonly read?: boolean;
   readonly add?: boolean;
   readonly update?: boolean;
+  readonly delete?: boolean;
   readonly seeHidden?: boolean;
+}
+
+/** A field as GET /api/blocs/:blocId/fields describes it to a form. */
+export interface FormField extends Required<Omit<FieldRules, "indexed">> {
+  readonly slug: string;
+  readonly name: string;
+}
+
+/** GET /api/blocs/:blocId/fields: what a form needs to add to a bloc, and what the caller may do there. */
+export interface BlocFields {
+  readonly blocId: string;
+  readonly name: string;
+  readonly acceptingData: boolean;
+  readonly requireJob: boolean;
+  /** In the bloc's order; retired fields are left out. */
+  readonly fields: readonly FormField[];
+  /** The bloc's module (add-data's jobID), if it has one. */
+  readonly modules: readonly Module[];
+  readonly permissions: Readonly<Record<Permission, boolean>>;
+}
+
+/** GET /api/admin/blocs/:blocId/access: every grant, role grant and restriction on a bloc. */
+export interface BlocAccess {
+  readonly grants: readonly (Required<Grant> & { readonly userId: string; readonly userName: string })[];
+  readonly roleGrants: readonly (Required<Grant> & { readonly roleId: string; readonly roleName: string })[];
+  readonly restrictions: readonly { readonly userId: string; readonly userName: string; readonly mode: RestrictionMode }[];
 }
 
 /** GET /api/me: the token's user and what it may do on each bloc it may use. */
@@ -186,6 +247,8 @@ export interface Me {
 }
 
 export interface HistoryItem {
+  /** An update, or the record's deletion (every value it held, to "") or restore (every value, from ""). */
+  readonly action: "updated" | "deleted" | "restored";
   readonly at: string;
   readonly userId: string;
   readonly tokenId: string | null;

@@ -80,6 +80,13 @@ export function effectiveAccess(principal: Principal, bloc: Bloc, facts: AccessF
 export async function requireAccess(
   ctx: Context, principal: Principal, blocId: string, permission: Permission,
 ): Promise<BlocAccess> {
+  const access = await accessTo(ctx, principal, blocId);
+  if (!access.permissions.has(permission)) throw new AccessDeniedError();
+  return access;
+}
+
+/** The principal's access to a bloc, whatever it allows; a missing bloc refused as requireAccess says. */
+export async function accessTo(ctx: Context, principal: Principal, blocId: string): Promise<BlocAccess> {
   const bloc = await ctx.store.findBloc(blocId);
   if (!bloc) {
     if (principal.user.role === "admin" && principal.scope.blocs === null) {
@@ -87,9 +94,7 @@ export async function requireAccess(
     }
     throw new AccessDeniedError();
   }
-  const access = effectiveAccess(principal, bloc, await ctx.store.accessFacts(bloc.id, principal.user.id));
-  if (!access.permissions.has(permission)) throw new AccessDeniedError();
-  return access;
+  return effectiveAccess(principal, bloc, await ctx.store.accessFacts(bloc.id, principal.user.id));
 }
 
 /**
@@ -114,7 +119,8 @@ export function checkProfileWrite(
 
 export function grantOf(input: Partial<Grant>): Grant {
   return {
-    read: input.read ?? false, add: input.add ?? false, update: input.update ?? false, seeHidden: input.seeHidden ?? false,
+    read: input.read ?? false, add: input.add ?? false, update: input.update ?? false, delete: input.delete ?? false,
+    seeHidden: input.seeHidden ?? false,
   };
 }
 

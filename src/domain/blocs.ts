@@ -57,8 +57,9 @@ function checkSlug(slug: string): string {
  * Gives each field its slug (the one asked for, else `field_<n>` for the field's
  * position n, moving on to the next free number if that slug is taken) and its rules.
  */
-function newFields(existing: readonly Field[], inputs: readonly FieldInput[]): Field[] {
-  const taken = new Set(existing.map((f) => f.slug));
+function newFields(existing: readonly Field[], inputs: readonly FieldInput[], retired: readonly string[] = []): Field[] {
+  // A retired field's slug is never given again: records and their history still hold its values.
+  const taken = new Set([...existing.map((f) => f.slug), ...retired]);
   const explicit = inputs.filter((f) => f.slug !== undefined).map((f) => checkSlug(f.slug!));
   for (const slug of explicit) {
     if (taken.has(slug)) throw new ConflictError(`slug "${slug}" is already used in this bloc`);
@@ -148,7 +149,7 @@ export async function getBloc(ctx: Context, blocId: string): Promise<Bloc> {
 
 export async function addField(ctx: Context, blocId: string, input: FieldInput): Promise<Field> {
   const bloc = await getBloc(ctx, blocId);
-  const [field] = newFields(bloc.fields, [input]);
+  const [field] = newFields(bloc.fields, [input], await ctx.store.retiredFieldSlugs(blocId));
   const now = ctx.now();
   try {
     await changeWithEvent(ctx, blocId, (tx) => tx.addField(blocId, field!),

@@ -12,6 +12,8 @@ export interface Clock {
    * text is compared as this instant: once passed, it stays passed.
    */
   readonly reaches: (stamp: Timestamp) => number;
+  /** The clock's reading at an instant (ms since the epoch): a deadline that is a duration from now. */
+  readonly at: (ms: number) => Timestamp;
 }
 
 type Parts = readonly [number, number, number, number, number, number];
@@ -89,5 +91,5 @@ export function makeClock(timeZone: string, source: () => Date = () => new Date(
     return high;
   };
 
-  return Object.assign(clock, { instant: () => source().getTime(), reaches });
+  return Object.assign(clock, { instant: () => source().getTime(), reaches, at: textOf });
 }

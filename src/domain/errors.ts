@@ -81,9 +81,16 @@ export class ProfileViolationError extends ServiceError {
   readonly kind = "profile-violation";
 }
 
-/** A value breaks a rule of its field (type, options, required, unique, maxLength, pattern). */
+/** Values break rules of their fields (type, options, required, unique, maxLength, pattern). */
 export class RuleViolationError extends ServiceError {
   readonly kind = "rule-violation";
+  /**
+   * @param message every failure, in one sentence each
+   * @param fields each failing field's slug → its own sentence, for a form to show beside it
+   */
+  constructor(message: string, readonly fields: Readonly<Record<string, string>> = {}) {
+    super(message);
+  }
 }
 
 /** The bloc has taken as many records as its scan limit allows in this period. */
@@ -99,6 +106,14 @@ export class IdempotencyMismatchError extends ServiceError {
 /** The token has made more requests in this second than BLOC_RATE_LIMIT allows. */
 export class RateLimitedError extends ServiceError {
   readonly kind = "rate-limited";
+}
+
+/** Too many failed sign-ins for one email in the window (domain/sign-in.ts); refused until it passes. */
+export class SignInLockedError extends ServiceError {
+  readonly kind = "sign-in-locked";
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
 }
 
 /** The user holds as many live streams in this process as BLOC_EVENT_STREAMS_PER_USER allows. */

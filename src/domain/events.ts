@@ -10,10 +10,12 @@ import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "../store/
  * that order and the live stream resumes from a number.
  */
 
-export const EVENT_TYPES = ["record.added", "record.updated", "bloc.updated", "access.updated"] as const;
+export const EVENT_TYPES = [
+  "record.added", "record.updated", "record.deleted", "record.restored", "bloc.updated", "access.updated",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 /** What the live stream carries: records, which a subscriber's visibility decides on. */
-export const RECORD_EVENT_TYPES: readonly EventType[] = ["record.added", "record.updated"];
+export const RECORD_EVENT_TYPES: readonly EventType[] = ["record.added", "record.updated", "record.deleted", "record.restored"];
 
 export function isEventType(value: string): value is EventType {
   return (EVENT_TYPES as readonly string[]).includes(value);
@@ -97,6 +99,15 @@ export function recordsUpdated(before: readonly StoredRecord[], entries: readonl
       changes: entry.changes,
     });
   });
+}
+
+/**
+ * The event of a record deleted or restored: the record as it was deleted (or is again),
+ * so that a reader's visibility decides on it as on any record event.
+ */
+export function recordRemovedOrRestored(type: "record.deleted" | "record.restored", record: StoredRecord,
+  actor: EventActor, at: string): NewEvent {
+  return newEvent(type, at, record.id, { actor, record: eventRecord(record) });
 }
 
 /** An event of a change to a bloc's settings or fields, or to who may do what on it. */

@@ -65,53 +65,64 @@ export function resolveRules(base: FieldRules, input: RulesInput, slugs: readonl
   return rules;
 }
 
-function violation(field: Field, rule: string, detail: string): RuleViolationError {
-  return new RuleViolationError(`${field.slug} (${field.name}) breaks rule "${rule}": ${detail}`);
+/** One field's failure, as a sentence that names the field and the rule. */
+function failure(field: Field, rule: string, detail: string): string {
+  return `${field.slug} (${field.name}) breaks rule "${rule}": ${detail}`;
 }
 
 const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
 
-function checkType(field: Field, value: string): void {
+function typeFailure(field: Field, value: string): string | undefined {
   switch (field.type) {
     case "number":
-      if (!NUMBER.test(value)) throw violation(field, "number", `"${value}" is not a number`);
-      return;
+      return NUMBER.test(value) ? undefined : failure(field, "number", `"${value}" is not a number`);
     case "date":
     case "datetime": {
       const shape = field.type === "date" ? /^\d{4}-\d{2}-\d{2}$/ : /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
       const ok = shape.test(value) && (() => { try { parseBound(field.slug, value, "start"); return true; } catch { return false; } })();
-      if (!ok) {
-        throw violation(field, field.type, `"${value}" is not a ${field.type === "date" ? "YYYY-MM-DD date" : "YYYY-MM-DD HH:MM:SS time"}`);
-      }
-      return;
+      return ok ? undefined
+        : failure(field, field.type, `"${value}" is not a ${field.type === "date" ? "YYYY-MM-DD date" : "YYYY-MM-DD HH:MM:SS time"}`);
     }
     case "select":
-      if (!field.options!.includes(value)) throw violation(field, "options", `"${value}" is not one of ${field.options!.join(", ")}`);
-      return;
+      return field.options!.includes(value) ? undefined : failure(field, "options", `"${value}" is not one of ${field.options!.join(", ")}`);
     default:
-      return;
+      return undefined;
   }
 }
 
 /**
- * Checks a value about to be written. `whole` means the record is being created, so a
- * required field that is absent counts as empty. Uniqueness is the store's to check,
- * inside the write's transaction.
+ * What is wrong with a value about to be written, or undefined. `whole` means the record
+ * is being created, so a required field that is absent counts as empty. Uniqueness is
+ * the store's to check, inside the write's transaction.
  */
-export function checkValue(field: Field, value: string | undefined, whole: boolean): void {
+function valueFailure(field: Field, value: string | undefined, whole: boolean): string | undefined {
   const written = value ?? (whole ? "" : undefined);
-  if (written === undefined) return;
-  if (written === "") {
-    if (field.required) throw violation(field, "required", "a value must be given");
-    return;
-  }
-  checkType(field, written);
+  if (written === undefined) return undefined;
+  if (written === "") return field.required ? failure(field, "required", "a value must be given") : undefined;
+  const wrongType = typeFailure(field, written);
+  if (wrongType !== undefined) return wrongType;
   if (field.maxLength !== null && [...written].length > field.maxLength) {
-    throw violation(field, "maxLength", `at most ${field.maxLength} characters`);
+    return failure(field, "maxLength", `at most ${field.maxLength} characters`);
   }
   if (field.pattern !== null && !compile(field.pattern).test(written)) {
-    throw violation(field, "pattern", `"${written}" does not match ${field.pattern}`);
+    return failure(field, "pattern", `"${written}" does not match ${field.pattern}`);
   }
+  return undefined;
+}
+
+/**
+ * Checks every value about to be written and refuses them all at once: the error names
+ * each failing field (its first broken rule), so that a form can mark every one of them
+ * in one round trip rather than one per submit.
+ */
+export function checkValues(values: readonly (readonly [Field, string | undefined])[], whole: boolean): void {
+  const fields: Record<string, string> = {};
+  for (const [field, value] of values) {
+    const problem = valueFailure(field, value, whole);
+    if (problem !== undefined) fields[field.slug] = problem;
+  }
+  const sentences = Object.values(fields);
+  if (sentences.length > 0) throw new RuleViolationError(sentences.join("; "), fields);
 }
 
 /**
@@ -121,5 +132,6 @@ export function checkValue(field: Field, value: string | undefined, whole: boole
  * record, whose, or whether the writer could see it (docs/security.md).
  */
 export function uniqueViolation(field: Field, value: string): RuleViolationError {
-  return violation(field, "unique", `"${value}" is not available: no two records of this bloc may hold the same value`);
+  const sentence = failure(field, "unique", `"${value}" is not available: no two records of this bloc may hold the same value`);
+  return new RuleViolationError(sentence, { [field.slug]: sentence });
 }

@@ -1,12 +1,13 @@
 import { NotFoundError } from "./errors.js";
 import { STATUS_KEY, type StoredRecord } from "./model.js";
 import type { Context } from "./context.js";
-import type { Changes, HistoryEntry } from "../store/store.js";
+import type { Changes, HistoryAction, HistoryEntry } from "../store/store.js";
 
 /**
  * Record history: each update of a record keeps who made it, when, through which token,
  * and each value it changed, from what to what, written in the update's transaction
- * (record-writes.ts). A value set to what it already was is no change, and an update
+ * (record-writes.ts); a deletion keeps every value the record held (from it to ""), a
+ * restore every value it holds again (from "" to it) (record-removal.ts). A value set to what it already was is no change, and an update
  * that changes nothing in a record adds nothing to its history.
  */
 
@@ -39,11 +40,12 @@ export function historyOf(
 ): HistoryEntry[] {
   return before.flatMap((record) => {
     const changes = changesOf(record, fields, status);
-    return Object.keys(changes).length === 0 ? [] : [{ recordId: record.id, ...actor, changes }];
+    return Object.keys(changes).length === 0 ? [] : [{ recordId: record.id, action: "updated" as const, ...actor, changes }];
   });
 }
 
 export interface HistoryItem {
+  readonly action: HistoryAction;
   readonly at: string;
   readonly userId: string;
   readonly tokenId: string | null;
@@ -57,5 +59,5 @@ export async function recordHistory(ctx: Context, blocId: string, recordId: stri
   const id = /^[1-9]\d{0,14}$/.test(recordId) ? Number(recordId) : undefined;
   const entries = id === undefined ? undefined : await ctx.store.recordHistory(bloc.id, id);
   if (!entries) throw new NotFoundError(`Record "${recordId}" does not exist in bloc "${bloc.id}"`);
-  return { history: entries.map(({ at, userId, tokenId, changes }) => ({ at, userId, tokenId, changes })) };
+  return { history: entries.map(({ action, at, userId, tokenId, changes }) => ({ action, at, userId, tokenId, changes })) };
 }

@@ -3,8 +3,8 @@
 export type UserRole = "admin" | "member";
 export const USER_ROLES: readonly UserRole[] = ["admin", "member"];
 
-export type Permission = "read" | "add" | "update";
-export const PERMISSIONS: readonly Permission[] = ["read", "add", "update"];
+export type Permission = "read" | "add" | "update" | "delete";
+export const PERMISSIONS: readonly Permission[] = ["read", "add", "update", "delete"];
 
 /** Which records of a bloc a user sees: all, only their own, or none (unless they hold seeHidden). */
 export type RestrictionMode = "none" | "own" | "hidden";
@@ -16,6 +16,10 @@ export interface User {
   readonly role: UserRole;
   /** Values matched against a bloc's profile-filtered fields (a site, a line, …). */
   readonly profile: readonly string[];
+  /** What the user signs in with (POST /api/authenticate), trimmed and lower-cased; null: no password sign-in. */
+  readonly email: string | null;
+  /** A disabled user's tokens and sign-ins are refused; nothing of theirs is removed. */
+  readonly disabled: boolean;
 }
 
 /** A named group of users whose grants its members share. */
@@ -116,6 +120,7 @@ export interface Grant {
   readonly read: boolean;
   readonly add: boolean;
   readonly update: boolean;
+  readonly delete: boolean;
   readonly seeHidden: boolean;
 }
 

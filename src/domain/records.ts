@@ -9,7 +9,7 @@ import type { NewFile, Tx } from "../store/store.js";
 import { listFieldCounts, valuesToRead, type FieldCounts } from "./field-counts.js";
 import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { parseFormat, template } from "./autogenerate.js";
-import { checkValue } from "./field-rules.js";
+import { checkValues } from "./field-rules.js";
 import { addOnce, idempotentRequest } from "./idempotency.js";
 import { checkJob } from "./modules.js";
 import { countLimitInfo, periodStart, type CountLimitInfo } from "./scan-limit.js";
@@ -85,9 +85,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
     return { ...file, ref };
   });
   if (new Set(files.map((f) => f.slug)).size !== files.length) throw new InvalidInputError("one file per file field");
-  for (const field of bloc.fields) {
-    if (field.type !== "autogenerate") checkValue(field, ownValue(values, field.slug), true);
-  }
+  checkValues(bloc.fields.filter((f) => f.type !== "autogenerate").map((f) => [f, ownValue(values, f.slug)] as const), true);
   checkProfileWrite(access, principal, values, true);
   const createdAt = ctx.now();
   const slugs = bloc.fields.map((f) => f.slug);
@@ -143,7 +141,7 @@ export async function checkUpload(ctx: Context, principal: Principal, blocId: st
 }
 
 /** Every value a bloc keeps distinct: unique fields, and autogenerate fields within their counter's group. */
-function uniqueKeys(bloc: Bloc): UniqueKey[] {
+export function uniqueKeys(bloc: Bloc): UniqueKey[] {
   const slugs = bloc.fields.map((f) => f.slug);
   return bloc.fields.flatMap((field): UniqueKey[] => {
     if (field.type === "autogenerate") return [{ field, groupBy: parseFormat(field.format!, slugs).groupBy }];
@@ -204,6 +202,20 @@ export async function readRecords(ctx: Context, principal: Principal, input: Rea
   return { bloc, records, count, fieldCounts: listFieldCounts(slugs, values, ctx.fieldCountsLimit), countLimitInfo: limitInfo };
 }
 
+/**
+ * `searchItems` as conditions: each key a field slug, `service_entry_row_id` or
+ * `submitted_status`, each value what a record must hold there exactly.
+ */
+export function searchConditions(bloc: Bloc, search: Readonly<Record<string, unknown>>, limits: RecordLimits): MatchCondition[] {
+  checkFieldCount("searchItems", search, limits);
+  return Object.entries(search).map(([key, value]) => {
+    if (key !== RECORD_ID_KEY && key !== STATUS_KEY) fieldOf(bloc, "searchItems", key);
+    const stored = toStoredValue(`searchItems.${key}`, value);
+    checkValueSize(`searchItems.${key}`, stored, limits);
+    return { key, values: [stored] };
+  });
+}
+
 export interface UpdateRecordsInput {
   readonly blocId: string;
   readonly set: Readonly<Record<string, unknown>>;
@@ -222,13 +234,8 @@ export async function updateRecords(ctx: Context, principal: Principal, input: U
   const { [STATUS_KEY]: status, ...fieldInput } = input.set;
   const values = storedValues(bloc, "fieldsToUpdate", fieldInput, ctx.limits);
   checkFieldCount("searchItems", input.search, ctx.limits);
-  for (const [slug, value] of Object.entries(values)) checkValue(fieldOf(bloc, "fieldsToUpdate", slug), value, false);
-  const match: MatchCondition[] = Object.entries(input.search).map(([key, value]) => {
-    if (key !== RECORD_ID_KEY && key !== STATUS_KEY) fieldOf(bloc, "searchItems", key);
-    const stored = toStoredValue(`searchItems.${key}`, value);
-    checkValueSize(`searchItems.${key}`, stored, ctx.limits);
-    return { key, values: [stored] };
-  });
+  checkValues(Object.entries(values).map(([slug, value]) => [fieldOf(bloc, "fieldsToUpdate", slug), value] as const), false);
+  const match = searchConditions(bloc, input.search, ctx.limits);
   checkProfileWrite(access, principal, values, false);
   const written = status === undefined ? values : { ...values, [STATUS_KEY]: String(toStatus(`fieldsToUpdate.${STATUS_KEY}`, status)) };
   const actor = { userId: principal.user.id, tokenId: principal.tokenId, at: ctx.now() };

@@ -95,7 +95,8 @@ export async function authenticate(ctx: Context, secret: string | undefined): Pr
   // constant-time comparison guards against an engine that matched loosely.
   const matches = found !== undefined &&
     crypto.timingSafeEqual(Buffer.from(found.hash, "hex"), Buffer.from(hash, "hex"));
-  if (!found || !matches || found.token.revokedAt !== null ||
+  // A disabled user's tokens stay as they were (enabling the user again restores them) but authenticate no one.
+  if (!found || !matches || found.token.revokedAt !== null || found.user.disabled ||
     (found.token.expiresAt !== null && hasPassed(ctx, found.token.expiresAt))) {
     throw new UnauthenticatedError("The access token is invalid, expired or revoked");
   }

@@ -15,10 +15,14 @@ import { installErrorHandler } from "./error-handler.js";
 import { installMetrics } from "./metrics.js";
 import { installRateLimit } from "./rate-limit.js";
 import { addDataRoute } from "./routes/add-data.js";
+import { adminAccountRoutes, ownPasswordRoute, signInRoute } from "./routes/accounts.js";
 import { adminAccessRoutes } from "./routes/admin-access.js";
 import { adminBlocRoutes } from "./routes/admin-blocs.js";
 import { adminHistoryRoutes } from "./routes/admin-history.js";
 import { adminListingRoutes } from "./routes/admin-listing.js";
+import { adminRecordRoutes } from "./routes/admin-records.js";
+import { adminRemovalRoutes } from "./routes/admin-removals.js";
+import { blocFieldsRoute } from "./routes/bloc-fields.js";
 import { adminUserRoutes } from "./routes/admin-users.js";
 import { adminWebhookRoutes } from "./routes/admin-webhooks.js";
 import { eventsRoute } from "./routes/events.js";
@@ -29,6 +33,7 @@ import { getDataRoute } from "./routes/get-data.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
 import { updateRecordsRoute } from "./routes/update-records.js";
+import { deleteRecordsRoute } from "./routes/delete-records.js";
 import { serverOptions, type AppOptions } from "./server-options.js";
 
 export type { AppOptions };
@@ -68,6 +73,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
   });
 
   healthRoutes(app, ctx);
+  signInRoute(app, ctx, options.sessionHours);
 
   // Webhook delivery and the live streams' feed run as long as the server does; a stop ends
   // the streams first (they would hold it to its time limit), and delivery before the store closes.
@@ -81,18 +87,24 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     getDataRoute(scope, ctx, options.maxResultLimit);
     getDataReportRoute(scope, ctx, options.maxReportPage);
     updateRecordsRoute(scope, ctx);
+    deleteRecordsRoute(scope, ctx);
     meRoute(scope, ctx);
+    ownPasswordRoute(scope, ctx);
     filesRoute(scope, ctx);
     eventsRoute(scope, ctx, events);
+    blocFieldsRoute(scope, ctx);
   });
   await app.register(async (scope) => {
     scope.addHook("onRoute", (route) => { route.config = { ...route.config, endpoint: "admin" }; });
     requireAdmin(scope, ctx);
     adminUserRoutes(scope, ctx);
+    adminAccountRoutes(scope, ctx);
     adminListingRoutes(scope, ctx);
     adminBlocRoutes(scope, ctx);
     adminAccessRoutes(scope, ctx);
+    adminRemovalRoutes(scope, ctx);
     adminHistoryRoutes(scope, ctx);
+    adminRecordRoutes(scope, ctx);
     adminWebhookRoutes(scope, ctx, events.send);
   });
   return app;

@@ -51,7 +51,8 @@ export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerO
     if (!known) request.log.error({ err: error }, "request failed");
     // An outage is the operator's to see, with the driver's error that revealed it.
     if (known?.kind === "store-unavailable") request.log.warn({ err: known.cause ?? known }, "store unavailable");
-    const { status, body, headers } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
+    const { status, body: text, fields, headers } = known ? errorReply(endpoint, known) : internalErrorReply(endpoint);
+    const body = fields ? { ...text, fields } : text;
     if (headers) void reply.headers(headers);
     // The route may have set another type (a file, a report) before failing.
     void reply.status(status).type("application/json; charset=utf-8")

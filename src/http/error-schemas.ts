@@ -10,8 +10,16 @@ const DEBUG = {
   trace: Type.Optional(Type.String({ description: "BLOC_DEBUG=1 only: the stack trace" })),
 };
 
+/** A refusal of field values (add-data, update-records) names each failing field. */
+const FIELDS = {
+  fields: Type.Optional(Type.Record(Type.String(), Type.String(), {
+    description: "a refusal of field values only: each failing field's slug → what is wrong with its value",
+  })),
+};
+
 function body(key: string, status: number): TSchema {
-  return Type.Object({ [key]: Type.String(TEXT), ...DEBUG }, { description: `${status}: the text is under \`${key}\`` });
+  return Type.Object({ [key]: Type.String(TEXT), ...(status === 400 ? FIELDS : {}), ...DEBUG },
+    { description: `${status}: the text is under \`${key}\`` });
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { ServiceError } from "../domain/errors.js";
+import { RuleViolationError, SignInLockedError, type ServiceError } from "../domain/errors.js";
 
 /** The routes whose error bodies the spec fixes, plus the admin API. */
-export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "events" | "admin" | "public";
+export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "events" | "bloc-fields" | "admin" | "public";
 
 type Key = "error" | "message";
 
@@ -40,6 +40,11 @@ const SHAPES: Readonly<Record<Endpoint, Shape>> = {
     failure: "error", malformed: "error", unauthenticated: "error",
     denied: { status: 401, key: "error", text: NOT_AUTHORISED },
   },
+  // What a form needs of a bloc: refused as a read of it, so that a bloc's existence does not leak.
+  "bloc-fields": {
+    failure: "error", malformed: "error", unauthenticated: "error",
+    denied: { status: 401, key: "error", text: NOT_AUTHORISED },
+  },
   admin: {
     failure: "error", malformed: "error", unauthenticated: "error",
     denied: { status: 403, key: "error", text: "Only administrators may use the admin API" },
@@ -53,6 +58,8 @@ const SHAPES: Readonly<Record<Endpoint, Shape>> = {
 export interface ErrorReply {
   readonly status: number;
   readonly body: Record<string, string>;
+  /** A refusal of field values: each failing field's slug → its sentence, sent beside the text as `fields`. */
+  readonly fields?: Readonly<Record<string, string>>;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -78,6 +85,7 @@ const STATUS: Readonly<Record<string, number>> = {
   "unsupported-media-type": 415,
   "idempotency-mismatch": 422,
   "rate-limited": 429,
+  "sign-in-locked": 429,
   "too-many-streams": 429,
   unavailable: 503,
   "store-unavailable": 503,
@@ -86,6 +94,9 @@ const STATUS: Readonly<Record<string, number>> = {
 /** Status and body for a known failure on an endpoint. */
 export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply {
   const shape = SHAPES[endpoint];
+  if (error instanceof SignInLockedError) {
+    return { status: 429, body: { [shape.failure]: error.message }, headers: { "retry-after": String(error.retryAfterSeconds) } };
+  }
   switch (error.kind) {
     case "access-denied":
       return { status: shape.denied.status, body: { [shape.denied.key]: shape.denied.text } };
@@ -98,6 +109,10 @@ export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply 
       return { status: 400, body: { [shape.malformed]: error.message } };
     case "unauthenticated":
       return { status: 401, body: { [shape.unauthenticated]: error.message } };
+    case "rule-violation":
+      return {
+        status: 400, body: { [shape.failure]: error.message }, ...(error instanceof RuleViolationError ? { fields: error.fields } : {}),
+      };
     case "store-unavailable":
       return { status: 503, body: { [shape.failure]: error.message }, headers: { "retry-after": String(STORE_RETRY_AFTER_SECONDS) } };
     default:

@@ -9,7 +9,7 @@ export type AppOptions = Pick<Config,
   "requestTimeoutMs" | "uploadTimeoutMs" | "headersTimeoutMs" | "idleTimeoutMs" | "rateLimit" |
   "corsOrigins" | "metricsToken" | "eventsPollMs" | "eventsKeepHours" | "eventStreamsMax" | "eventStreamsPerUser" |
   "webhookDelivery" |
-  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs" | "webhookQuoteReplies">;
+  "webhookTimeoutMs" | "webhookRetryMs" | "webhookRetryForMs" | "webhookQuoteReplies" | "sessionHours">;
 
 /** Past our own deadlines (body.ts, multipart.ts), Node's: a backstop for whatever they do not cover. */
 const NODE_TIMEOUT_MARGIN_MS = 5_000;

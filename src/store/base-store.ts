@@ -1,5 +1,5 @@
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../domain/model.js";
-import type { NewToken, StoreReads, TransactionOptions, Tx } from "./store.js";
+import type { AccountChanges, NewToken, StoreReads, TransactionOptions, Tx } from "./store.js";
 
 /**
  * What every engine's Store shares: reads go to the engine's `direct` reader (outside
@@ -14,12 +14,16 @@ export abstract class BaseStore {
   listRoles(): ReturnType<StoreReads["listRoles"]> { return this.direct.listRoles(); }
   rolesOf(userId: string): ReturnType<StoreReads["rolesOf"]> { return this.direct.rolesOf(userId); }
   findTokenByHash(hash: string): ReturnType<StoreReads["findTokenByHash"]> { return this.direct.findTokenByHash(hash); }
+  findLogin(email: string): ReturnType<StoreReads["findLogin"]> { return this.direct.findLogin(email); }
+  passwordOf(userId: string): ReturnType<StoreReads["passwordOf"]> { return this.direct.passwordOf(userId); }
   findModule(id: string): ReturnType<StoreReads["findModule"]> { return this.direct.findModule(id); }
   listModules(): ReturnType<StoreReads["listModules"]> { return this.direct.listModules(); }
   findBloc(id: string): ReturnType<StoreReads["findBloc"]> { return this.direct.findBloc(id); }
   listBlocs(): ReturnType<StoreReads["listBlocs"]> { return this.direct.listBlocs(); }
   highestNumericBlocId(): ReturnType<StoreReads["highestNumericBlocId"]> { return this.direct.highestNumericBlocId(); }
   accessFacts(blocId: string, userId: string): ReturnType<StoreReads["accessFacts"]> { return this.direct.accessFacts(blocId, userId); }
+  blocAccessList(blocId: string): ReturnType<StoreReads["blocAccessList"]> { return this.direct.blocAccessList(blocId); }
+  retiredFieldSlugs(blocId: string): ReturnType<StoreReads["retiredFieldSlugs"]> { return this.direct.retiredFieldSlugs(blocId); }
   findFile(ref: string): ReturnType<StoreReads["findFile"]> { return this.direct.findFile(ref); }
   countRecords(...a: Parameters<StoreReads["countRecords"]>): ReturnType<StoreReads["countRecords"]> { return this.direct.countRecords(...a); }
   listRecords(...a: Parameters<StoreReads["listRecords"]>): ReturnType<StoreReads["listRecords"]> { return this.direct.listRecords(...a); }
@@ -41,6 +45,7 @@ export abstract class BaseStore {
 
   createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.transaction((tx) => tx.createUser(name, role, createdAt)); }
   setProfile(userId: string, profile: readonly string[]): Promise<void> { return this.transaction((tx) => tx.setProfile(userId, profile)); }
+  updateAccount(userId: string, changes: AccountChanges): Promise<boolean> { return this.transaction((tx) => tx.updateAccount(userId, changes)); }
   createRole(name: string, createdAt: string): Promise<Role> { return this.transaction((tx) => tx.createRole(name, createdAt)); }
   setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> { return this.transaction((tx) => tx.setRoleMember(userId, roleId, member)); }
   createToken(token: NewToken): Promise<void> { return this.transaction((tx) => tx.createToken(token)); }
@@ -56,4 +61,8 @@ export abstract class BaseStore {
   removeRoleGrant(blocId: string, roleId: string): Promise<void> { return this.transaction((tx) => tx.removeRoleGrant(blocId, roleId)); }
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> { return this.transaction((tx) => tx.setRestriction(blocId, userId, mode)); }
   removeRestriction(blocId: string, userId: string): Promise<void> { return this.transaction((tx) => tx.removeRestriction(blocId, userId)); }
+  retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> { return this.transaction((tx) => tx.retireField(blocId, slug, retiredAt)); }
+  deleteBloc(blocId: string): Promise<string[]> { return this.transaction((tx) => tx.deleteBloc(blocId)); }
+  deleteRole(roleId: string): Promise<string[] | undefined> { return this.transaction((tx) => tx.deleteRole(roleId)); }
+  deleteModule(moduleId: string): Promise<boolean> { return this.transaction((tx) => tx.deleteModule(moduleId)); }
 }

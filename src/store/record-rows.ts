@@ -1,4 +1,4 @@
-import type { Changes, HistoryEntry, IdempotencyEntry } from "./store.js";
+import type { Changes, HistoryAction, HistoryEntry, IdempotencyEntry } from "./store.js";
 
 /*
  * Idempotency keys and history entries as rows of their tables (tables.ts), and back:
@@ -29,13 +29,14 @@ export interface HistoryRow {
   user_id: string;
   token_id: string | null;
   changes: string;
+  action: HistoryAction;
 }
 
-export const HISTORY_COLUMNS = "record_id, changed_at, user_id, token_id, changes";
+export const HISTORY_COLUMNS = "record_id, changed_at, user_id, token_id, changes, action";
 
 export function toHistoryEntry(row: HistoryRow): HistoryEntry {
   return {
-    recordId: row.record_id, at: row.changed_at, userId: row.user_id, tokenId: row.token_id,
+    recordId: row.record_id, action: row.action, at: row.changed_at, userId: row.user_id, tokenId: row.token_id,
     changes: JSON.parse(row.changes) as Changes,
   };
 }

@@ -29,6 +29,31 @@ export interface NewRecord {
   readonly values: Readonly<Record<string, string>>;
 }
 
+/** A user found by email, with what their password is checked against (null: they have none). */
+export interface Login {
+  readonly user: User;
+  readonly passwordHash: string | null;
+}
+
+/** Account changes of one user; absent keys stay as they are. */
+export interface AccountChanges {
+  readonly name?: string;
+  /** Normalised (domain/accounts.ts); null removes it. A taken email throws ConflictError. */
+  readonly email?: string | null;
+  /** A password hash (domain/passwords.ts); null removes password sign-in. */
+  readonly passwordHash?: string | null;
+  /** When the user was disabled; null enables them. */
+  readonly disabledAt?: string | null;
+}
+
+/** Sign-in attempts for one email in its current window (Store.countSignInAttempt). */
+export interface SignInAttempts {
+  /** Attempts in the window, this one included. */
+  readonly count: number;
+  /** When the window began, in ms since the epoch. */
+  readonly sinceMs: number;
+}
+
 /** What a bulk import loaded (Store.bulkImport). */
 export interface BulkImported {
   readonly count: number;
@@ -67,6 +92,13 @@ export interface AccessFacts {
   readonly restriction: RestrictionMode | undefined;
 }
 
+/** Who holds what on one bloc, as the admin's access listing shows it (names beside IDs). */
+export interface BlocAccessList {
+  readonly grants: readonly { readonly userId: string; readonly userName: string; readonly grant: Grant }[];
+  readonly roleGrants: readonly { readonly roleId: string; readonly roleName: string; readonly grant: Grant }[];
+  readonly restrictions: readonly { readonly userId: string; readonly userName: string; readonly mode: RestrictionMode }[];
+}
+
 /** One column of a report row: a record's system value, a part of its time, or a field. */
 export interface RowColumn {
   readonly key: string;
@@ -95,9 +127,13 @@ export interface ValueLookup {
 /** What one update changed in one record: field slug (or `submitted_status`) → its value before and after. */
 export type Changes = Readonly<Record<string, { readonly from: string; readonly to: string }>>;
 
-/** One update of one record, as its history keeps it. */
+/** What a history entry records: an update, or the record's deletion or restore. */
+export type HistoryAction = "updated" | "deleted" | "restored";
+
+/** One update (or deletion, or restore) of one record, as its history keeps it. */
 export interface HistoryEntry {
   readonly recordId: number;
+  readonly action: HistoryAction;
   /** `YYYY-MM-DD HH:MM:SS` in the service's time zone, like `created_at`. */
   readonly at: string;
   readonly userId: string;
@@ -127,7 +163,7 @@ export interface IdempotencyEntry {
  */
 export const TABLES = [
   "users", "roles", "user_roles", "modules", "blocs", "fields", "tokens", "grants", "role_grants", "restrictions",
-  "records", "sequences", "files", "counter_scopes", "value_counts", "record_history", "idempotency_keys",
+  "records", "deleted_records", "sequences", "files", "counter_scopes", "value_counts", "record_history", "idempotency_keys",
   "event_sequences", "events", "webhooks", "webhook_lanes", "webhook_deliveries",
 ] as const;
 export type TableName = (typeof TABLES)[number];
@@ -160,6 +196,10 @@ export interface StoreReads extends CounterReads {
   listRoles(): Promise<Role[]>;
   rolesOf(userId: string): Promise<Role[]>;
   findTokenByHash(hash: string): Promise<{ token: Token; hash: string; user: User } | undefined>;
+  /** The user whose (normalised) email this is, with their password hash. */
+  findLogin(email: string): Promise<Login | undefined>;
+  /** A user's password hash: null when they have none, undefined when there is no such user. */
+  passwordOf(userId: string): Promise<string | null | undefined>;
   findModule(id: string): Promise<Module | undefined>;
   listModules(): Promise<Module[]>;
   findBloc(id: string): Promise<Bloc | undefined>;
@@ -167,6 +207,10 @@ export interface StoreReads extends CounterReads {
   /** The largest bloc ID made only of digits, or 0. */
   highestNumericBlocId(): Promise<number>;
   accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
+  /** Every grant, role grant and restriction on the bloc, by holder ID. */
+  blocAccessList(blocId: string): Promise<BlocAccessList>;
+  /** Slugs of the bloc's retired fields: findBloc leaves them out, and no new field may take them. */
+  retiredFieldSlugs(blocId: string): Promise<string[]>;
   findFile(ref: string): Promise<StoredFile | undefined>;
 
   /** Records the filter selects, counted from the records themselves. */
@@ -197,7 +241,10 @@ export interface StoreReads extends CounterReads {
    */
   valuesWithPrefix(blocId: string, slug: string, template: SequenceTemplate, after: string | null, limit: number): Promise<string[]>;
 
-  /** The history of one record of a bloc, oldest first; undefined when the bloc has no such record. */
+  /**
+   * The history of one record of a bloc, oldest first, whether the record is deleted or
+   * not; undefined when the bloc never held such a record.
+   */
   recordHistory(blocId: string, recordId: number): Promise<HistoryEntry[] | undefined>;
 }
 
@@ -205,6 +252,8 @@ export interface StoreReads extends CounterReads {
 export interface ConfigWrites {
   createUser(name: string, role: UserRole, createdAt: string): Promise<User>;
   setProfile(userId: string, profile: readonly string[]): Promise<void>;
+  /** False when no such user exists. */
+  updateAccount(userId: string, changes: AccountChanges): Promise<boolean>;
   createRole(name: string, createdAt: string): Promise<Role>;
   /** Makes the user a member of the role, or (member false) not. */
   setRoleMember(userId: string, roleId: string, member: boolean): Promise<void>;
@@ -224,6 +273,21 @@ export interface ConfigWrites {
   removeRoleGrant(blocId: string, roleId: string): Promise<void>;
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void>;
   removeRestriction(blocId: string, userId: string): Promise<void>;
+  /**
+   * Retires a field: findBloc no longer lists it, its row (and so its slug) stays, and
+   * its value counters go (nothing reads them any more). False when no such field is in use.
+   */
+  retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean>;
+  /**
+   * Deletes a bloc and every row that belongs to it (records, files' rows, history,
+   * counters, sequences, access, events, webhook lanes and deliveries, idempotency
+   * entries of its records); returns the SHA-256 of each content its files used.
+   */
+  deleteBloc(blocId: string): Promise<string[]>;
+  /** Deletes a role, its memberships and its grants; returns the blocs it held grants on, or undefined when no such role exists. */
+  deleteRole(roleId: string): Promise<string[] | undefined>;
+  /** Deletes a module no bloc belongs to; false when no such module exists. */
+  deleteModule(moduleId: string): Promise<boolean>;
 }
 
 /**
@@ -248,6 +312,15 @@ export interface Tx extends StoreReads, ConfigWrites, EventWrites, CounterWrites
   updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]>;
   /** Adds one entry per changed record to the records' history. */
   insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void>;
+  /**
+   * Moves the bloc's records with these IDs, whole, from the records to the deleted
+   * records, noting when and by whom; returns how many moved.
+   */
+  moveToDeleted(blocId: string, ids: readonly number[], deletedAt: string, deletedBy: string): Promise<number>;
+  /** A deleted record of the bloc, as it was when deleted; undefined when there is none with this ID. */
+  findDeletedRecord(blocId: string, id: number): Promise<StoredRecord | undefined>;
+  /** Moves a deleted record back to the records with its ID; false when there was none. */
+  moveFromDeleted(blocId: string, id: number): Promise<boolean>;
   /**
    * Holds a user's idempotency key until the transaction ends, across processes. False
    * when another transaction holds it: the caller ends this one and tries again, rather
@@ -343,6 +416,15 @@ export interface Store extends StoreReads, ConfigWrites, EventStore {
 
   /** Every user, by ID. */
   listUsers(): Promise<User[]>;
+  /**
+   * Counts one sign-in attempt for an email (its SHA-256, hex) in every process's shared
+   * count: a window begins at the first attempt and lasts `windowMs`; an attempt after it
+   * begins a new one. Rows of windows that have passed are deleted now and then, so the
+   * count holds at most the emails tried within the last window.
+   */
+  countSignInAttempt(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts>;
+  /** Forgets an email's attempts (after a sign-in that succeeded). */
+  clearSignInAttempts(emailHash: string): Promise<void>;
   /** A user's tokens, revoked ones included, oldest first (those of the same second by ID). */
   listTokens(userId: string): Promise<TokenInfo[]>;
   /**

@@ -121,7 +121,7 @@ function badBodies(route: RouteSpec, rng: Prng, world: World): { name: string; b
       return rng.pick([generic(), { name: "bad-patch", body: badField(rng, true) }]);
     case "/api/admin/blocs/:blocId/access/:userId":
     case "/api/admin/blocs/:blocId/access/roles/:roleId":
-      return rng.pick([generic(), { name: "bad-grant", body: { [rng.pick(["read", "add", "update", "seeHidden"])]: rng.pick(BAD_BOOLEANS) } }]);
+      return rng.pick([generic(), { name: "bad-grant", body: { [rng.pick(["read", "add", "update", "delete", "seeHidden"])]: rng.pick(BAD_BOOLEANS) } }]);
     case "/api/admin/webhooks":
       return rng.pick([
         generic(),

@@ -20,7 +20,7 @@ export interface RouteSpec {
 
 const SETTINGS_KEYS = ["openToAllUsers", "acceptingData", "restriction", "moduleId", "requireJob", "scanLimit", "scanLimitPeriod"];
 const FIELD_KEYS = ["name", "slug", "applyProfileFilter", "type", "options", "required", "unique", "maxLength", "pattern", "format", "indexed"];
-const GRANT_KEYS = ["read", "add", "update", "seeHidden"];
+const GRANT_KEYS = ["read", "add", "update", "delete", "seeHidden"];
 
 function grant(rng: Prng): Record<string, unknown> {
   const body: Record<string, unknown> = {};

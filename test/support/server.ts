@@ -74,7 +74,7 @@ export interface Member {
 
 /** A member user with a token and, when given, a grant on a bloc, made through the admin API. */
 export async function addMember(
-  server: TestServer, grant?: { blocId: string; read?: boolean; add?: boolean; update?: boolean },
+  server: TestServer, grant?: { blocId: string; read?: boolean; add?: boolean; update?: boolean; delete?: boolean },
 ): Promise<Member> {
   const user = await server.call("POST", "/api/admin/users", { json: { name: "member", role: "member" } });
   if (user.status !== 201) throw new Error(`creating a user answered ${user.status} ${user.text}`);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import type { Context } from "../../domain/context.js";
 import { listTokens, listUsers } from "../../domain/admin-listing.js";
+import { PERMISSIONS } from "../../domain/model.js";
 import { tags, UserParams } from "./admin-schemas.js";
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -12,6 +13,8 @@ const ListedUser = Type.Object({
   name: Type.String(),
   role: Type.Union([Type.Literal("admin"), Type.Literal("member")]),
   profile: Type.Array(Type.String()),
+  email: Nullable(Type.String()),
+  disabled: Type.Boolean(),
 }, { additionalProperties: false });
 
 const ListedToken = Type.Object({
@@ -21,7 +24,7 @@ const ListedToken = Type.Object({
   expiresAt: Nullable(Stamp("null: never expires")),
   revokedAt: Nullable(Stamp("null: not revoked")),
   scope: Type.Object({
-    permissions: Nullable(Type.Array(Type.Union([Type.Literal("read"), Type.Literal("add"), Type.Literal("update")]))),
+    permissions: Nullable(Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))))),
     blocs: Nullable(Type.Array(Type.String())),
   }, { additionalProperties: false, description: "null: not narrowed below the user's rights" }),
   createdAt: Stamp("when it was issued"),

@@ -6,12 +6,15 @@ import type { Endpoint } from "../error-shapes.js";
 /** Response schemas of the admin API and the other non-spec routes (domain/model.ts's shapes, on the wire). */
 
 const Nullable = <T extends TSchema>(schema: T): TSchema => Type.Union([schema, Type.Null()]);
-const OneOf = (values: readonly string[]): TSchema => Type.Union(values.map((v) => Type.Literal(v)));
+const OneOf = (values: readonly string[], description?: string): TSchema =>
+  Type.Union(values.map((v) => Type.Literal(v)), description === undefined ? {} : { description });
 
 export const Role = Type.Object({ id: Type.String(), name: Type.String() });
 export const User = Type.Object({
   id: Type.String(), name: Type.String(), role: OneOf(["admin", "member"]),
   profile: Type.Array(Type.String(), { description: "values matched against profile-filtered fields" }),
+  email: Nullable(Type.String({ description: "what the user signs in with (POST /api/authenticate), lower-cased" })),
+  disabled: Type.Boolean({ description: "a disabled user's tokens and sign-ins are refused" }),
 });
 export const UserWithRoles = Type.Object({ ...User.properties, roles: Type.Array(Role) });
 export const IssuedToken = Type.Object({
@@ -34,7 +37,9 @@ export const Bloc = Type.Object({
   fields: Type.Array(Field),
 });
 
-const GrantProps = { read: Type.Boolean(), add: Type.Boolean(), update: Type.Boolean(), seeHidden: Type.Boolean() };
+const GrantProps = {
+  read: Type.Boolean(), add: Type.Boolean(), update: Type.Boolean(), delete: Type.Boolean(), seeHidden: Type.Boolean(),
+};
 export const UserGrant = Type.Object({ blocId: Type.String(), userId: Type.String(), ...GrantProps });
 export const RoleGrant = Type.Object({ blocId: Type.String(), roleId: Type.String(), ...GrantProps });
 export const Restriction = Type.Object({ blocId: Type.String(), userId: Type.String(), mode: OneOf(RESTRICTION_MODES) });
@@ -42,6 +47,7 @@ export const Membership = Type.Object({ userId: Type.String(), roleId: Type.Stri
 
 export const History = Type.Object({
   history: Type.Array(Type.Object({
+    action: OneOf(["updated", "deleted", "restored"], "an update; or the record's deletion (changes: every value it held, to \"\") or restore (every value, from \"\")"),
     at: Type.String({ description: "YYYY-MM-DD HH:MM:SS" }),
     userId: Type.String(),
     tokenId: Nullable(Type.String()),
@@ -64,6 +70,11 @@ export const Me = Type.Object({
     id: Type.String(), name: Type.String(), permissions: Type.Array(OneOf(PERMISSIONS)),
     restriction: OneOf(RESTRICTION_MODES), seeHidden: Type.Boolean(),
   }), { description: "the blocs the token may use, with what it may do on each" }),
+});
+
+export const Restored = Type.Object({
+  blocId: Type.String(),
+  recordId: Type.Integer({ description: "the record's ID, the same it had before it was deleted" }),
 });
 
 export const NoContent = Type.Null({ description: "Done; no body" });

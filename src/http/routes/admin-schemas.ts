@@ -1,13 +1,13 @@
 import type { FastifyRequest } from "fastify";
 import { Type, type TSchema } from "@sinclair/typebox";
-import { FIELD_TYPES, SCAN_LIMIT_PERIODS } from "../../domain/model.js";
+import { FIELD_TYPES, PERMISSIONS, SCAN_LIMIT_PERIODS } from "../../domain/model.js";
 import { MAX_ID_LENGTH } from "../../domain/values.js";
 
 /** Request schemas of the admin API; Fastify validates bodies against them and the OpenAPI document lists them. */
 export const tags = ["admin"];
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
-const Permission = Type.Union([Type.Literal("read"), Type.Literal("add"), Type.Literal("update")]);
+const Permission = Type.Union(PERMISSIONS.map((p) => Type.Literal(p)));
 const Restriction = Type.Union([Type.Literal("none"), Type.Literal("own"), Type.Literal("hidden")]);
 /** Any ID in a path or body: longer ones name nothing and are refused (400) before a lookup. */
 export const Id = Type.String({ maxLength: MAX_ID_LENGTH });
@@ -62,6 +62,8 @@ export const BlocPatch = Type.Object(Settings, { additionalProperties: false });
 export const UserBody = Type.Object({
   name: Name,
   role: Type.Optional(Type.Union([Type.Literal("admin"), Type.Literal("member")])),
+  email: Type.Optional(Type.String({ maxLength: 254, description: "to sign in with; case-insensitive, unique" })),
+  password: Type.Optional(Type.String({ minLength: 10, maxLength: 1024, description: "at least 10 characters; never logged or returned" })),
 }, { additionalProperties: false });
 
 export const UserPatch = Type.Object({
@@ -82,6 +84,7 @@ export const GrantBody = Type.Object({
   read: Type.Optional(Type.Boolean()),
   add: Type.Optional(Type.Boolean()),
   update: Type.Optional(Type.Boolean()),
+  delete: Type.Optional(Type.Boolean()),
   seeHidden: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
@@ -94,6 +97,8 @@ export const FieldParams = Type.Object({ blocId: Id, slug: Id });
 export const UserRoleParams = Type.Object({ userId: Id, roleId: Id });
 export const BlocUserParams = Type.Object({ blocId: Id, userId: Id });
 export const BlocRoleParams = Type.Object({ blocId: Id, roleId: Id });
+export const RoleParams = Type.Object({ roleId: Id });
+export const ModuleParams = Type.Object({ moduleId: Id });
 
 /** Lets a body whose every key is optional be left out entirely. */
 export async function emptyBodyIsObject(request: FastifyRequest): Promise<void> {

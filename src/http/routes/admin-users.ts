@@ -4,7 +4,8 @@ import type { Context } from "../../domain/context.js";
 import { parseBound } from "../../domain/dates.js";
 import { createRole, setProfile, setRoleMember } from "../../domain/access.js";
 import { issueToken, revokeToken } from "../../domain/tokens.js";
-import { createUser, describeUser } from "../../domain/users.js";
+import { describeUser } from "../../domain/users.js";
+import { createUserWithAccount } from "../../domain/accounts.js";
 import {
   emptyBodyIsObject, RoleBody, tags, TokenBody, TokenParams, UserBody, UserParams, UserPatch, UserRoleParams,
 } from "./admin-schemas.js";
@@ -14,7 +15,10 @@ import { answers, IssuedToken, Membership, NoContent, Role, User, UserWithRoles 
 export function adminUserRoutes(app: FastifyInstance, ctx: Context): void {
   app.post<{ Body: Static<typeof UserBody> }>("/api/admin/users", {
     schema: { tags, body: UserBody, response: answers(201, User) },
-  }, async (request, reply) => reply.status(201).send(await createUser(ctx, request.body.name, request.body.role)));
+  }, async (request, reply) => {
+    const { name, role, email, password } = request.body;
+    return reply.status(201).send(await createUserWithAccount(ctx, name, role, { email, password }));
+  });
 
   app.get<{ Params: Static<typeof UserParams> }>("/api/admin/users/:userId", {
     schema: { tags, params: UserParams, response: answers(200, UserWithRoles) },

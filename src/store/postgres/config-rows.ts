@@ -42,7 +42,7 @@ export async function loadBloc(db: Db, id: string): Promise<Bloc | undefined> {
   if (!storable(id)) return undefined;
   const [row] = await db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = $1::text`, [id]);
   if (!row) return undefined;
-  const fields = await db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = $1::text ORDER BY position`, [id]);
+  const fields = await db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = $1::text AND retired_at IS NULL ORDER BY position`, [id]);
   return toBloc(row, fields);
 }
 
@@ -58,7 +58,7 @@ export async function loadAccessFacts(db: Db, blocId: string, userId: string): P
   const grants = await db.run<GrantRow>(`
     SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = $1::text AND user_id = $2::bigint
     UNION ALL
-    SELECT g.can_read, g.can_add, g.can_update, g.see_hidden FROM role_grants g
+    SELECT g.can_read, g.can_add, g.can_update, g.can_delete, g.see_hidden FROM role_grants g
       JOIN user_roles ur ON ur.role_id = g.role_id WHERE g.bloc_id = $1::text AND ur.user_id = $2::bigint`, [blocId, user]);
   const [restriction] = await db.run<{ mode: RestrictionMode }>(
     "SELECT mode FROM restrictions WHERE bloc_id = $1::text AND user_id = $2::bigint", [blocId, user]);

@@ -1,8 +1,9 @@
 import { ConflictError } from "../../domain/errors.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
-import type { ConfigWrites, NewToken } from "../store.js";
+import type { AccountChanges, ConfigWrites, NewToken } from "../store.js";
+import { BLOC_ROWS } from "../bloc-rows.js";
 import {
-  FIELD_COLUMNS, GRANT_COLUMNS, fieldParams, grantParams, internalId, toUser, type UserRow,
+  FIELD_COLUMNS, GRANT_COLUMNS, USER_COLUMNS, accountSets, fieldParams, grantParams, internalId, toUser, type UserRow,
 } from "../config-rows.js";
 import { settingParams, settingsSql } from "./config-rows.js";
 import { storable, type Db } from "./driver.js";
@@ -19,9 +20,18 @@ export class PgConfigWrites implements ConfigWrites {
 
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
     const [row] = await this.db.run<UserRow>(
-      "INSERT INTO users (name, role, created_at) VALUES ($1::text, $2::text, $3::text) RETURNING id, name, role, profile",
+      `INSERT INTO users (name, role, created_at) VALUES ($1::text, $2::text, $3::text) RETURNING ${USER_COLUMNS}`,
       [name, role, createdAt]);
     return toUser(row!);
+  }
+
+  async updateAccount(userId: string, changes: AccountChanges): Promise<boolean> {
+    let n = 0;
+    const { sets, values } = accountSets(changes, () => `$${++n}::text`);
+    const rows = sets.length === 0
+      ? await this.db.run("SELECT id FROM users WHERE id = $1::bigint", [internalId(userId)])
+      : await this.db.run(`UPDATE users SET ${sets.join(", ")} WHERE id = $${n + 1}::bigint RETURNING id`, [...values, internalId(userId)]);
+    return rows.length > 0;
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {
@@ -112,9 +122,9 @@ export class PgConfigWrites implements ConfigWrites {
   private async upsertGrant(table: "grants" | "role_grants", holder: "user_id" | "role_id", blocId: string, id: string, grant: Grant): Promise<void> {
     await this.db.run(`
       INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS})
-      VALUES ($1::text, $2::bigint, $3::integer, $4::integer, $5::integer, $6::integer)
+      VALUES ($1::text, $2::bigint, $3::integer, $4::integer, $5::integer, $6::integer, $7::integer)
       ON CONFLICT (bloc_id, ${holder}) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
-        can_update = excluded.can_update, see_hidden = excluded.see_hidden`,
+        can_update = excluded.can_update, can_delete = excluded.can_delete, see_hidden = excluded.see_hidden`,
     [blocId, internalId(id), ...grantParams(grant)]);
   }
 
@@ -141,5 +151,39 @@ export class PgConfigWrites implements ConfigWrites {
 
   async removeRestriction(blocId: string, userId: string): Promise<void> {
     await this.db.run("DELETE FROM restrictions WHERE bloc_id = $1::text AND user_id = $2::bigint", [blocId, internalId(userId)]);
+  }
+
+  async retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> {
+    const rows = await this.db.run(`UPDATE fields SET retired_at = $3::text
+      WHERE bloc_id = $1::text AND slug = $2::text AND retired_at IS NULL RETURNING slug`, [blocId, slug, retiredAt]);
+    if (rows.length === 0) return false;
+    await this.db.run(`DELETE FROM value_counts WHERE slug = $2::text
+      AND scope_id IN (SELECT id FROM counter_scopes WHERE bloc_id = $1::text)`, [blocId, slug]);
+    return true;
+  }
+
+  async deleteBloc(blocId: string): Promise<string[]> {
+    const contents = await this.db.run<{ sha256: string }>(
+      "SELECT DISTINCT sha256 FROM files WHERE bloc_id = $1::text ORDER BY sha256", [blocId]);
+    for (const { table, where } of BLOC_ROWS) {
+      await this.db.run(`DELETE FROM ${table} WHERE ${where.replaceAll(":bloc", "$1::text")}`, [blocId]);
+    }
+    return contents.map((row) => row.sha256);
+  }
+
+  async deleteRole(roleId: string): Promise<string[] | undefined> {
+    const id = internalId(roleId);
+    const [role] = await this.db.run("SELECT id FROM roles WHERE id = $1::bigint FOR UPDATE", [id]);
+    if (!role) return undefined;
+    const blocs = await this.db.run<{ bloc_id: string }>(
+      "DELETE FROM role_grants WHERE role_id = $1::bigint RETURNING bloc_id", [id]);
+    await this.db.run("DELETE FROM user_roles WHERE role_id = $1::bigint", [id]);
+    await this.db.run("DELETE FROM roles WHERE id = $1::bigint", [id]);
+    return blocs.map((row) => row.bloc_id).sort();
+  }
+
+  async deleteModule(moduleId: string): Promise<boolean> {
+    const rows = await this.db.run("DELETE FROM modules WHERE id = $1::bigint RETURNING id", [internalId(moduleId)]);
+    return rows.length > 0;
   }
 }

@@ -17,7 +17,7 @@ const TYPES: Readonly<Record<string, PgType>> = {
   position: "bigint", max_length: "bigint", scan_limit: "bigint", size: "bigint", last: "bigint", n: "bigint", created_ms: "bigint",
   open_to_all: "integer", accepting_data: "integer", require_job: "integer", apply_profile_filter: "integer",
   required: "integer", unique_values: "integer", indexed: "integer", can_read: "integer", can_add: "integer",
-  can_update: "integer", see_hidden: "integer", submitted_status: "integer", scope_id: "bigint", counted: "integer",
+  can_update: "integer", can_delete: "integer", see_hidden: "integer", submitted_status: "integer", scope_id: "bigint", counted: "integer",
   last_seq: "bigint", seq: "bigint", delivered_seq: "bigint", first_failed_ms: "bigint", next_attempt_ms: "bigint",
   lease_until_ms: "bigint", duration_ms: "bigint", attempts: "integer", attempt: "integer", status_code: "integer",
 };
@@ -26,9 +26,10 @@ function typeOf(table: TableName, column: string): PgType {
   // IDs that are text: tokens' and blocs' own, and the user_id of records, their history
   // and idempotency keys (a user ID as written).
   if (column === "id" && (table === "tokens" || table === "blocs" || table === "events" || table === "webhooks")) return "text";
-  if (column === "user_id" && (table === "records" || table === "record_history" || table === "idempotency_keys")) return "text";
+  if (column === "user_id" && (table === "records" || table === "deleted_records" || table === "record_history" ||
+    table === "idempotency_keys")) return "text";
   // An event's data stays the JSON text it was written as: its bytes are what is signed.
-  if (column === "data") return table === "records" ? "jsonb" : "text";
+  if (column === "data") return table === "records" || table === "deleted_records" ? "jsonb" : "text";
   return TYPES[column] ?? "text";
 }
 
@@ -85,7 +86,7 @@ export async function exportRows(db: Db, table: TableName, after: Row | undefine
   const rows = after === undefined
     ? await db.run<Row>(STATEMENTS[table].first, [limit])
     : await db.run<Row>(STATEMENTS[table].after, [limit, ...key.map((column) => after[column] ?? null)]);
-  if (table !== "records") return rows;
+  if (table !== "records" && table !== "deleted_records") return rows;
   // The driver parsed the JSONB; the canonical row carries JSON text.
   return rows.map((row) => ({ ...row, data: JSON.stringify(row.data) }));
 }
@@ -96,6 +97,11 @@ export async function importRows(db: Db, table: TableName, rows: readonly Row[])
   await db.run(STATEMENTS[table].insert, [rows as unknown as Param]);
   if (IDENTITIES.includes(table)) {
     await db.run(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM ${table}`);
+  }
+  if (table === "deleted_records") {
+    // A deleted record keeps its ID for its restore: no new record may take it.
+    await db.run(`SELECT setval(pg_get_serial_sequence('records', 'id'),
+      GREATEST((SELECT MAX(id) FROM deleted_records), (SELECT MAX(id) FROM records), 0) + 1, false)`);
   }
   if (table === "fields") {
     // Every field's slug needs its value index on the new instance too: one per slug.

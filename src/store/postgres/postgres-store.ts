@@ -2,12 +2,12 @@ import { ConfigError } from "../../config.js";
 import { CounterDeltas } from "../../domain/counting/deltas.js";
 import { StoreUnavailableError } from "../../domain/errors.js";
 import type { TokenInfo, User } from "../../domain/model.js";
-import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
+import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, USER_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import type {
   BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
-  TableName, TransactionOptions, Tx, Webhook,
+  SignInAttempts, TableName, TransactionOptions, Tx, Webhook,
 } from "../store.js";
 import { Transactions, type TransactionEngine } from "../transactions.js";
 import { bulkImport } from "./bulk-import.js";
@@ -22,6 +22,7 @@ import * as events from "./events.js";
 import { purgeIdempotencyKeys } from "./idempotency.js";
 import { Orphans } from "./orphans.js";
 import { RateWindows } from "./rate-windows.js";
+import { PgSignInAttempts } from "./sign-in-attempts.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
 import { Session } from "./session.js";
@@ -77,6 +78,7 @@ export class PostgresStore extends BaseStore implements Store {
   private readonly meta: Db;
   private readonly loading = new Map<string, Promise<unknown>>();
   private readonly rateWindows: RateWindows;
+  private readonly signInAttempts: PgSignInAttempts;
   /** Single statements on the pool, within the deadline when there is one. */
   private readonly db: Db;
   /** The generation number last read, for loads to tell whether it moved while they ran. */
@@ -102,6 +104,7 @@ export class PostgresStore extends BaseStore implements Store {
     this.direct = new PgReads(direct, { ...this.shared(), loadFrom: direct, bypass: () => false });
     this.transactions = new Transactions(this.engine());
     this.rateWindows = new RateWindows(direct);
+    this.signInAttempts = new PgSignInAttempts(direct);
   }
 
   /** What every reader shares for cached reads (reads.ts). */
@@ -202,6 +205,14 @@ export class PostgresStore extends BaseStore implements Store {
     return purgeIdempotencyKeys(this.db, before);
   }
 
+  countSignInAttempt(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts> {
+    return this.signInAttempts.count(emailHash, nowMs, windowMs);
+  }
+
+  clearSignInAttempts(emailHash: string): Promise<void> {
+    return this.signInAttempts.clear(emailHash);
+  }
+
   countRequest(tokenId: string, window: number): Promise<number> {
     return this.rateWindows.count(tokenId, window);
   }
@@ -261,7 +272,7 @@ export class PostgresStore extends BaseStore implements Store {
    * unreachable.
    */
   async listUsers(): Promise<User[]> {
-    return (await this.db.run<UserRow>("SELECT id, name, role, profile FROM users ORDER BY id")).map(toUser);
+    return (await this.db.run<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY id`)).map(toUser);
   }
 
   async listTokens(userId: string): Promise<TokenInfo[]> {

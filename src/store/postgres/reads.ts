@@ -1,17 +1,18 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
-import type { Bloc, Module, RecordFilter, Role, StoredFile, StoredRecord, Token, User } from "../../domain/model.js";
+import type { Bloc, Module, RecordFilter, RestrictionMode, Role, StoredFile, StoredRecord, Token, User } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { Scope, ScopeKey } from "../../domain/counting/ports.js";
 import type {
-  AccessFacts, HistoryEntry, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
+  AccessFacts, BlocAccessList, HistoryEntry, Login, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
 } from "../store.js";
 import {
-  BLOC_COLUMNS, FIELD_COLUMNS, internalId, toBloc, toUser, type BlocRow, type FieldRow, type UserRow,
+  BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, USER_COLUMNS, LOGIN_COLUMNS, internalId, toBloc, toGrant, toUser,
+  type BlocRow, type FieldRow, type GrantRow, type LoginRow, type UserRow,
 } from "../config-rows.js";
 import { loadAccessFacts, loadBloc, loadToken } from "./config-rows.js";
 import * as counters from "./counters.js";
 import * as history from "./history.js";
-import type { Db } from "./driver.js";
+import { storable, type Db } from "./driver.js";
 import * as records from "./record-reads.js";
 
 /**
@@ -70,8 +71,19 @@ export class PgReads implements StoreReads {
   }
 
   async findUser(id: string): Promise<User | undefined> {
-    const [row] = await this.db.run<UserRow>("SELECT id, name, role, profile FROM users WHERE id = $1::bigint", [internalId(id)]);
+    const [row] = await this.db.run<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = $1::bigint`, [internalId(id)]);
     return row && toUser(row);
+  }
+
+  async findLogin(email: string): Promise<Login | undefined> {
+    const [row] = await this.db.run<LoginRow>(`SELECT ${LOGIN_COLUMNS} FROM users WHERE email = $1::text`, [email]);
+    return row && { user: toUser(row), passwordHash: row.password_hash };
+  }
+
+  async passwordOf(userId: string): Promise<string | null | undefined> {
+    const [row] = await this.db.run<{ password_hash: string | null }>(
+      "SELECT password_hash FROM users WHERE id = $1::bigint", [internalId(userId)]);
+    return row?.password_hash;
   }
 
   async findRole(id: string): Promise<Role | undefined> {
@@ -113,7 +125,7 @@ export class PgReads implements StoreReads {
 
   async listBlocs(): Promise<Bloc[]> {
     const blocs = await this.db.run<BlocRow>(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, id`);
-    const fields = await this.db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`);
+    const fields = await this.db.run<FieldRow>(`SELECT ${FIELD_COLUMNS} FROM fields WHERE retired_at IS NULL ORDER BY bloc_id, position`);
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) {
       const list = byBloc.get(field.bloc_id);
@@ -131,6 +143,28 @@ export class PgReads implements StoreReads {
 
   accessFacts(blocId: string, userId: string): Promise<AccessFacts> {
     return this.cached(`facts:${blocId}\u0000${userId}`, (db) => loadAccessFacts(db, blocId, userId));
+  }
+
+  async blocAccessList(blocId: string): Promise<BlocAccessList> {
+    if (!storable(blocId)) return { grants: [], roleGrants: [], restrictions: [] };
+    const grants = await this.db.run<GrantRow & { id: number; name: string }>(`SELECT g.user_id AS id, u.name, ${GRANT_COLUMNS}
+      FROM grants g JOIN users u ON u.id = g.user_id WHERE g.bloc_id = $1::text ORDER BY g.user_id`, [blocId]);
+    const roleGrants = await this.db.run<GrantRow & { id: number; name: string }>(`SELECT g.role_id AS id, r.name, ${GRANT_COLUMNS}
+      FROM role_grants g JOIN roles r ON r.id = g.role_id WHERE g.bloc_id = $1::text ORDER BY g.role_id`, [blocId]);
+    const restrictions = await this.db.run<{ id: number; name: string; mode: RestrictionMode }>(`SELECT r.user_id AS id, u.name, r.mode
+      FROM restrictions r JOIN users u ON u.id = r.user_id WHERE r.bloc_id = $1::text ORDER BY r.user_id`, [blocId]);
+    return {
+      grants: grants.map((row) => ({ userId: String(row.id), userName: row.name, grant: toGrant(row) })),
+      roleGrants: roleGrants.map((row) => ({ roleId: String(row.id), roleName: row.name, grant: toGrant(row) })),
+      restrictions: restrictions.map((row) => ({ userId: String(row.id), userName: row.name, mode: row.mode })),
+    };
+  }
+
+  async retiredFieldSlugs(blocId: string): Promise<string[]> {
+    if (!storable(blocId)) return [];
+    const rows = await this.db.run<{ slug: string }>(
+      "SELECT slug FROM fields WHERE bloc_id = $1::text AND retired_at IS NOT NULL ORDER BY position", [blocId]);
+    return rows.map((row) => row.slug);
   }
 
   findFile(ref: string): Promise<StoredFile | undefined> {

@@ -12,7 +12,7 @@ import { drivingField } from "./value-driver.js";
  * answer instead, is decided above the engines (domain/record-queries.ts).
  */
 
-interface RecordRow {
+export interface RecordRow {
   id: number;
   created_at: string;
   user_id: string;
@@ -22,7 +22,7 @@ interface RecordRow {
   data: Record<string, string>;
 }
 
-const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data";
+export const RECORD_COLUMNS = "r.id, r.created_at, r.user_id, r.submitted_status, r.job_id, r.data";
 
 export async function countRecords(db: Db, filter: RecordFilter): Promise<number> {
   const params = new Params();
@@ -63,7 +63,7 @@ async function page(db: Db, filter: RecordFilter, page: RowPage): Promise<Record
     ORDER BY ${orderSql(page.order)}`, params.values, params.options);
 }
 
-function toRecord(row: RecordRow): StoredRecord {
+export function toRecord(row: RecordRow): StoredRecord {
   return {
     id: row.id, createdAt: row.created_at, userId: row.user_id, submittedStatus: row.submitted_status,
     jobId: row.job_id, values: row.data,

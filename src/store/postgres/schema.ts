@@ -408,6 +408,54 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, left(value, ${COUNTER_HEAD})) WHERE n >= 2;
   ${valueStatisticsMigration()}
   `,
+  // Accounts (domain/accounts.ts): an email to sign in with (stored trimmed and lower-cased,
+  // so the unique index is case-insensitive), a password hash in its own self-describing
+  // format (domain/passwords.ts), and when the user was disabled. All nullable, so that a
+  // backup made before them restores as users without a password, not disabled.
+  // sign_in_attempts: recent sign-in attempts per email (its SHA-256, never the text a client
+  // typed there), shared by every process; rows of past windows are deleted.
+  `
+  ALTER TABLE users ADD COLUMN email text COLLATE "C", ADD COLUMN password_hash text COLLATE "C",
+    ADD COLUMN disabled_at text COLLATE "C";
+  CREATE UNIQUE INDEX users_email ON users (email) WHERE email IS NOT NULL;
+  CREATE TABLE sign_in_attempts (
+    email_hash text COLLATE "C" PRIMARY KEY,
+    since_ms   bigint NOT NULL,
+    n          integer NOT NULL
+  );
+  CREATE INDEX sign_in_attempts_by_age ON sign_in_attempts (since_ms);
+  `,
+  // Deleting records (domain/record-removal.ts): a `delete` permission in grants; a deleted
+  // record moves whole to deleted_records, so that no query over records changes, and moves
+  // back on restore with its ID. Its files, idempotency keys and history stay, pointing at
+  // an ID that may be in either table: their foreign keys to records go. A history entry
+  // names what it records (`action`).
+  `
+  ALTER TABLE grants ADD COLUMN can_delete integer NOT NULL DEFAULT 0;
+  ALTER TABLE role_grants ADD COLUMN can_delete integer NOT NULL DEFAULT 0;
+  CREATE TABLE deleted_records (
+    id               bigint PRIMARY KEY,
+    bloc_id          text COLLATE "C" NOT NULL REFERENCES blocs(id),
+    created_at       text COLLATE "C" NOT NULL,
+    user_id          text COLLATE "C" NOT NULL,
+    submitted_status integer NOT NULL,
+    job_id           text COLLATE "C",
+    data             jsonb NOT NULL,
+    deleted_at       text COLLATE "C" NOT NULL,
+    deleted_by       text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX deleted_records_by_bloc ON deleted_records (bloc_id, id);
+  ALTER TABLE files DROP CONSTRAINT IF EXISTS files_record_id_fkey;
+  ALTER TABLE idempotency_keys DROP CONSTRAINT IF EXISTS idempotency_keys_record_id_fkey;
+  ALTER TABLE record_history DROP CONSTRAINT IF EXISTS record_history_record_id_fkey;
+  ALTER TABLE record_history ADD COLUMN action text COLLATE "C" NOT NULL DEFAULT 'updated'
+    CHECK (action IN ('updated', 'deleted', 'restored'));
+  `,
+  // A retired field stays as a row, so that its slug is never given again and records'
+  // history still names it; NULL (what an older backup restores) is a field in use.
+  `
+  ALTER TABLE fields ADD COLUMN retired_at text COLLATE "C";
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,12 +1,15 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { CounterDeltas } from "../../domain/counting/deltas.js";
 import type { Scope, ScopeCountChange, ValueCountChange } from "../../domain/counting/ports.js";
-import type { Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
+import type {
+  Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, StoredRecord, User, UserRole,
+} from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
+import type { AccountChanges, HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import * as counters from "./counters.js";
 import * as events from "./events.js";
+import * as deleted from "./deleted-records.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
 import { PgReads, type CachedConfig } from "./reads.js";
@@ -56,6 +59,18 @@ export class PgUnit extends PgReads implements Tx {
     return history.insertHistory(this.db, blocId, entries);
   }
 
+  moveToDeleted(blocId: string, ids: readonly number[], deletedAt: string, deletedBy: string): Promise<number> {
+    return deleted.moveToDeleted(this.db, blocId, ids, deletedAt, deletedBy);
+  }
+
+  findDeletedRecord(blocId: string, id: number): Promise<StoredRecord | undefined> {
+    return deleted.findDeletedRecord(this.db, blocId, id);
+  }
+
+  moveFromDeleted(blocId: string, id: number): Promise<boolean> {
+    return deleted.moveFromDeleted(this.db, blocId, id);
+  }
+
   claimIdempotencyKey(userId: string, keyHash: string): Promise<boolean> {
     return idempotency.claimIdempotencyKey(this.db, userId, keyHash);
   }
@@ -102,6 +117,7 @@ export class PgUnit extends PgReads implements Tx {
 
   createUser(name: string, role: UserRole, createdAt: string): Promise<User> { return this.configChange().createUser(name, role, createdAt); }
   setProfile(userId: string, profile: readonly string[]): Promise<void> { return this.configChange().setProfile(userId, profile); }
+  updateAccount(userId: string, changes: AccountChanges): Promise<boolean> { return this.configChange().updateAccount(userId, changes); }
   createRole(name: string, createdAt: string): Promise<Role> { return this.configChange().createRole(name, createdAt); }
   setRoleMember(userId: string, roleId: string, member: boolean): Promise<void> { return this.configChange().setRoleMember(userId, roleId, member); }
   createToken(token: NewToken): Promise<void> { return this.configChange().createToken(token); }
@@ -117,4 +133,8 @@ export class PgUnit extends PgReads implements Tx {
   removeRoleGrant(blocId: string, roleId: string): Promise<void> { return this.configChange().removeRoleGrant(blocId, roleId); }
   setRestriction(blocId: string, userId: string, mode: RestrictionMode): Promise<void> { return this.configChange().setRestriction(blocId, userId, mode); }
   removeRestriction(blocId: string, userId: string): Promise<void> { return this.configChange().removeRestriction(blocId, userId); }
+  retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> { return this.configChange().retireField(blocId, slug, retiredAt); }
+  deleteBloc(blocId: string): Promise<string[]> { return this.configChange().deleteBloc(blocId); }
+  deleteRole(roleId: string): Promise<string[] | undefined> { return this.configChange().deleteRole(roleId); }
+  deleteModule(moduleId: string): Promise<boolean> { return this.configChange().deleteModule(moduleId); }
 }

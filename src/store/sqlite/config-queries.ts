@@ -1,9 +1,11 @@
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, Token, User, UserRole } from "../../domain/model.js";
 import {
-  BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, TOKEN_COLUMNS, fieldParams, grantParams, internalId, toBloc, toGrant, toToken, toUser,
+  BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, TOKEN_COLUMNS, USER_COLUMNS, fieldParams, grantParams, internalId, toBloc, toGrant, toToken, toUser,
   type BlocRow, type FieldRow, type GrantRow, type TokenRow, type UserRow,
+  accountSets, LOGIN_COLUMNS, type LoginRow,
 } from "../config-rows.js";
-import type { AccessFacts, ConfigWrites, NewToken } from "../store.js";
+import type { AccessFacts, AccountChanges, BlocAccessList, ConfigWrites, Login, NewToken } from "../store.js";
+import { BLOC_ROWS } from "../bloc-rows.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { Statements } from "./statements.js";
 import { ensureValueIndex } from "./value-indexes.js";
@@ -30,14 +32,32 @@ export class SqliteConfig implements ConfigWrites {
   async createUser(name: string, role: UserRole, createdAt: string): Promise<User> {
     this.cache.changed();
     const row = this.sql.get(
-      "INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING id, name, role, profile",
+      `INSERT INTO users (name, role, created_at) VALUES (?, ?, ?) RETURNING ${USER_COLUMNS}`,
     ).get(name, role, createdAt) as UserRow;
     return toUser(row);
   }
 
   async findUser(id: string): Promise<User | undefined> {
-    const row = this.sql.get("SELECT id, name, role, profile FROM users WHERE id = ?").get(internalId(id)) as UserRow | undefined;
+    const row = this.sql.get(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`).get(internalId(id)) as UserRow | undefined;
     return row && toUser(row);
+  }
+
+  async findLogin(email: string): Promise<Login | undefined> {
+    const row = this.sql.get(`SELECT ${LOGIN_COLUMNS} FROM users WHERE email = ?`).get(email) as LoginRow | undefined;
+    return row && { user: toUser(row), passwordHash: row.password_hash };
+  }
+
+  async passwordOf(userId: string): Promise<string | null | undefined> {
+    const row = this.sql.get("SELECT password_hash FROM users WHERE id = ?").get(internalId(userId)) as
+      { password_hash: string | null } | undefined;
+    return row?.password_hash;
+  }
+
+  async updateAccount(userId: string, changes: AccountChanges): Promise<boolean> {
+    this.cache.changed();
+    const { sets, values } = accountSets(changes, () => "?");
+    if (sets.length === 0) return (await this.findUser(userId)) !== undefined;
+    return this.sql.get(`UPDATE users SET ${sets.join(", ")} WHERE id = ?`).run(...values, internalId(userId)).changes > 0;
   }
 
   async setProfile(userId: string, profile: readonly string[]): Promise<void> {
@@ -149,13 +169,13 @@ export class SqliteConfig implements ConfigWrites {
   private loadBloc(id: string): Bloc | undefined {
     const row = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs WHERE id = ?`).get(id) as BlocRow | undefined;
     if (!row) return undefined;
-    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? ORDER BY position`).all(id) as FieldRow[];
+    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE bloc_id = ? AND retired_at IS NULL ORDER BY position`).all(id) as FieldRow[];
     return toBloc(row, fields);
   }
 
   async listBlocs(): Promise<Bloc[]> {
     const blocs = this.sql.get(`SELECT ${BLOC_COLUMNS} FROM blocs ORDER BY created_at, id`).all() as BlocRow[];
-    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields ORDER BY bloc_id, position`).all() as FieldRow[];
+    const fields = this.sql.get(`SELECT ${FIELD_COLUMNS} FROM fields WHERE retired_at IS NULL ORDER BY bloc_id, position`).all() as FieldRow[];
     const byBloc = new Map<string, FieldRow[]>();
     for (const field of fields) byBloc.set(field.bloc_id, [...(byBloc.get(field.bloc_id) ?? []), field]);
     return blocs.map((bloc) => toBloc(bloc, byBloc.get(bloc.id) ?? []));
@@ -201,9 +221,9 @@ export class SqliteConfig implements ConfigWrites {
   /** A user's or a role's grant on a bloc, replacing any earlier one. */
   private upsertGrant(table: "grants" | "role_grants", holder: "user_id" | "role_id", blocId: string, id: string, grant: Grant): void {
     this.sql.get(`
-      INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)
+      INSERT INTO ${table} (bloc_id, ${holder}, ${GRANT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (bloc_id, ${holder}) DO UPDATE SET can_read = excluded.can_read, can_add = excluded.can_add,
-        can_update = excluded.can_update, see_hidden = excluded.see_hidden`)
+        can_update = excluded.can_update, can_delete = excluded.can_delete, see_hidden = excluded.see_hidden`)
       .run(blocId, internalId(id), ...grantParams(grant));
   }
 
@@ -238,6 +258,63 @@ export class SqliteConfig implements ConfigWrites {
     this.sql.get("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
+  async retireField(blocId: string, slug: string, retiredAt: string): Promise<boolean> {
+    this.cache.changed();
+    const retired = this.sql.get("UPDATE fields SET retired_at = ? WHERE bloc_id = ? AND slug = ? AND retired_at IS NULL")
+      .run(retiredAt, blocId, slug).changes > 0;
+    if (retired) {
+      this.sql.get("DELETE FROM value_counts WHERE slug = ? AND scope_id IN (SELECT id FROM counter_scopes WHERE bloc_id = ?)")
+        .run(slug, blocId);
+    }
+    return retired;
+  }
+
+  async retiredFieldSlugs(blocId: string): Promise<string[]> {
+    return this.sql.get("SELECT slug FROM fields WHERE bloc_id = ? AND retired_at IS NOT NULL ORDER BY position")
+      .all(blocId).map((row) => (row as { slug: string }).slug);
+  }
+
+  async deleteBloc(blocId: string): Promise<string[]> {
+    this.cache.changed();
+    const contents = this.sql.get("SELECT DISTINCT sha256 FROM files WHERE bloc_id = ? ORDER BY sha256")
+      .all(blocId).map((row) => (row as { sha256: string }).sha256);
+    for (const { table, where } of BLOC_ROWS) {
+      this.sql.get(`DELETE FROM ${table} WHERE ${where.replaceAll(":bloc", "@bloc")}`).run({ bloc: blocId });
+    }
+    return contents;
+  }
+
+  async deleteRole(roleId: string): Promise<string[] | undefined> {
+    this.cache.changed();
+    const id = internalId(roleId);
+    if (this.sql.get("SELECT 1 FROM roles WHERE id = ?").get(id) === undefined) return undefined;
+    const blocs = this.sql.get("SELECT bloc_id FROM role_grants WHERE role_id = ? ORDER BY bloc_id")
+      .all(id).map((row) => (row as { bloc_id: string }).bloc_id);
+    this.sql.get("DELETE FROM role_grants WHERE role_id = ?").run(id);
+    this.sql.get("DELETE FROM user_roles WHERE role_id = ?").run(id);
+    this.sql.get("DELETE FROM roles WHERE id = ?").run(id);
+    return blocs;
+  }
+
+  async deleteModule(moduleId: string): Promise<boolean> {
+    this.cache.changed();
+    return this.sql.get("DELETE FROM modules WHERE id = ?").run(internalId(moduleId)).changes > 0;
+  }
+
+  async blocAccessList(blocId: string): Promise<BlocAccessList> {
+    const grants = this.sql.get(`SELECT g.user_id AS id, u.name, ${GRANT_COLUMNS} FROM grants g JOIN users u ON u.id = g.user_id
+      WHERE g.bloc_id = ? ORDER BY g.user_id`).all(blocId) as (GrantRow & { id: number; name: string })[];
+    const roleGrants = this.sql.get(`SELECT g.role_id AS id, r.name, ${GRANT_COLUMNS} FROM role_grants g JOIN roles r ON r.id = g.role_id
+      WHERE g.bloc_id = ? ORDER BY g.role_id`).all(blocId) as (GrantRow & { id: number; name: string })[];
+    const restrictions = this.sql.get(`SELECT r.user_id AS id, u.name, r.mode FROM restrictions r JOIN users u ON u.id = r.user_id
+      WHERE r.bloc_id = ? ORDER BY r.user_id`).all(blocId) as { id: number; name: string; mode: RestrictionMode }[];
+    return {
+      grants: grants.map((row) => ({ userId: String(row.id), userName: row.name, grant: toGrant(row) })),
+      roleGrants: roleGrants.map((row) => ({ roleId: String(row.id), roleName: row.name, grant: toGrant(row) })),
+      restrictions: restrictions.map((row) => ({ userId: String(row.id), userName: row.name, mode: row.mode })),
+    };
+  }
+
   async accessFacts(blocId: string, userId: string): Promise<AccessFacts> {
     return this.cache.get(`facts:${blocId}\u0000${userId}`, async () => this.loadAccessFacts(blocId, userId));
   }
@@ -247,7 +324,7 @@ export class SqliteConfig implements ConfigWrites {
     const grants = this.sql.get(`
       SELECT ${GRANT_COLUMNS} FROM grants WHERE bloc_id = ? AND user_id = ?
       UNION ALL
-      SELECT g.can_read, g.can_add, g.can_update, g.see_hidden FROM role_grants g
+      SELECT g.can_read, g.can_add, g.can_update, g.can_delete, g.see_hidden FROM role_grants g
         JOIN user_roles ur ON ur.role_id = g.role_id WHERE g.bloc_id = ? AND ur.user_id = ?`)
       .all(blocId, user, blocId, user) as GrantRow[];
     const restriction = this.sql.get("SELECT mode FROM restrictions WHERE bloc_id = ? AND user_id = ?")

@@ -18,6 +18,13 @@ export function importRows(sql: Statements, table: TableName, rows: readonly Row
   const { columns } = TABLE_SHAPES[table];
   const insert = sql.get(`INSERT INTO ${table} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`);
   for (const row of rows) insert.run(...columns.map((c) => row[c] ?? null));
+  if (table === "deleted_records" && rows.length > 0) {
+    // A deleted record keeps its ID for its restore: no new record may take it (AUTOINCREMENT's high mark).
+    const high = Math.max(...rows.map((row) => Number(row.id)));
+    sql.get(`INSERT INTO sqlite_sequence (name, seq) SELECT 'records', 0
+      WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'records')`).run();
+    sql.get("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'records'").run(high);
+  }
   // Every field's slug needs its value index on the new instance too (one per slug, shared).
   if (table === "fields") for (const slug of new Set(rows.map((row) => String(row.slug)))) ensureValueIndex(sql.db, slug);
 }

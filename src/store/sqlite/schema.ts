@@ -337,6 +337,93 @@ const MIGRATIONS: readonly Step[] = [
   -- The values a scope ranks first, read off in order: only counts of two and more.
   CREATE INDEX value_counts_top ON value_counts (scope_id, slug, n DESC, value) WHERE n >= 2;
   `,
+  // Accounts (domain/accounts.ts): an email to sign in with (stored trimmed and lower-cased,
+  // so the unique index is case-insensitive), a password hash in its own self-describing
+  // format (domain/passwords.ts), and when the user was disabled. All nullable, so that a
+  // backup made before them restores as users without a password, not disabled.
+  // sign_in_attempts: recent sign-in attempts per email (its SHA-256, never the text a client
+  // typed there), shared by every process on the file; rows of past windows are deleted.
+  `
+  ALTER TABLE users ADD COLUMN email TEXT;
+  ALTER TABLE users ADD COLUMN password_hash TEXT;
+  ALTER TABLE users ADD COLUMN disabled_at TEXT;
+  CREATE UNIQUE INDEX users_email ON users (email) WHERE email IS NOT NULL;
+  CREATE TABLE sign_in_attempts (
+    email_hash TEXT PRIMARY KEY,
+    since_ms   INTEGER NOT NULL,
+    n          INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX sign_in_attempts_by_age ON sign_in_attempts (since_ms);
+  `,
+  // Deleting records (domain/record-removal.ts): a `delete` permission in grants; a deleted
+  // record moves whole to deleted_records, so that no query over records changes, and moves
+  // back on restore with its ID. Its files, idempotency keys and history stay, pointing at
+  // an ID that may be in either table: their foreign keys to records go (SQLite drops one
+  // only by rebuilding the table). A history entry names what it records (`action`).
+  `
+  ALTER TABLE grants ADD COLUMN can_delete INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE role_grants ADD COLUMN can_delete INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE deleted_records (
+    id               INTEGER PRIMARY KEY,
+    bloc_id          TEXT NOT NULL REFERENCES blocs(id),
+    created_at       TEXT NOT NULL,
+    user_id          TEXT NOT NULL,
+    submitted_status INTEGER NOT NULL,
+    job_id           TEXT,
+    data             TEXT NOT NULL,
+    deleted_at       TEXT NOT NULL,
+    deleted_by       TEXT NOT NULL
+  );
+  CREATE INDEX deleted_records_by_bloc ON deleted_records (bloc_id, id);
+  CREATE TABLE files_new (
+    ref        TEXT PRIMARY KEY,
+    bloc_id    TEXT NOT NULL REFERENCES blocs(id),
+    record_id  INTEGER NOT NULL,
+    slug       TEXT NOT NULL,
+    sha256     TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    type       TEXT NOT NULL,
+    size       INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  INSERT INTO files_new SELECT ref, bloc_id, record_id, slug, sha256, name, type, size, created_at FROM files;
+  DROP TABLE files;
+  ALTER TABLE files_new RENAME TO files;
+  CREATE INDEX files_by_sha ON files (sha256);
+  CREATE TABLE idempotency_keys_new (
+    user_id      TEXT NOT NULL,
+    key_hash     TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    record_id    INTEGER NOT NULL,
+    replacements TEXT NOT NULL,
+    created_ms   INTEGER NOT NULL,
+    PRIMARY KEY (user_id, key_hash)
+  ) WITHOUT ROWID;
+  INSERT INTO idempotency_keys_new SELECT user_id, key_hash, request_hash, record_id, replacements, created_ms FROM idempotency_keys;
+  DROP TABLE idempotency_keys;
+  ALTER TABLE idempotency_keys_new RENAME TO idempotency_keys;
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);
+  CREATE TABLE record_history_new (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    bloc_id    TEXT NOT NULL,
+    record_id  INTEGER NOT NULL,
+    changed_at TEXT NOT NULL,
+    user_id    TEXT NOT NULL,
+    token_id   TEXT,
+    changes    TEXT NOT NULL,
+    action     TEXT NOT NULL DEFAULT 'updated' CHECK (action IN ('updated', 'deleted', 'restored'))
+  );
+  INSERT INTO record_history_new (id, bloc_id, record_id, changed_at, user_id, token_id, changes)
+    SELECT id, bloc_id, record_id, changed_at, user_id, token_id, changes FROM record_history;
+  DROP TABLE record_history;
+  ALTER TABLE record_history_new RENAME TO record_history;
+  CREATE INDEX record_history_by_record ON record_history (record_id, id);
+  `,
+  // A retired field stays as a row, so that its slug is never given again and records'
+  // history still names it; NULL (what an older backup restores) is a field in use.
+  `
+  ALTER TABLE fields ADD COLUMN retired_at TEXT;
+  `,
 ];
 
 /** The version at which every field has its value index (for tests of that upgrade). */

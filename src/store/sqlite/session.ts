@@ -3,6 +3,8 @@ import type { Scope, ScopeCountChange, ScopeKey, ValueCountChange } from "../../
 import type { GenerationCache } from "../generation-cache.js";
 import type { HistoryEntry, IdempotencyEntry, NewEvent, Tx, ValueCount, Webhook } from "../store.js";
 import * as counters from "./counters.js";
+import type { StoredRecord } from "../../domain/model.js";
+import * as deleted from "./deleted-records.js";
 import * as events from "./events.js";
 import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
@@ -80,6 +82,18 @@ export class SqliteSession extends SqliteRecords implements Tx {
 
   async insertHistory(blocId: string, entries: readonly HistoryEntry[]): Promise<void> {
     history.insertHistory(this.sql, blocId, entries);
+  }
+
+  async moveToDeleted(blocId: string, ids: readonly number[], deletedAt: string, deletedBy: string): Promise<number> {
+    return deleted.moveToDeleted(this.sql, blocId, ids, deletedAt, deletedBy);
+  }
+
+  async findDeletedRecord(blocId: string, id: number): Promise<StoredRecord | undefined> {
+    return deleted.findDeletedRecord(this.sql, blocId, id);
+  }
+
+  async moveFromDeleted(blocId: string, id: number): Promise<boolean> {
+    return deleted.moveFromDeleted(this.sql, blocId, id);
   }
 
   /** Always free: this transaction holds the database's one write lock. */

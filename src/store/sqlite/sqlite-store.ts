@@ -4,14 +4,15 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { CounterDeltas } from "../../domain/counting/deltas.js";
 import type { TokenInfo, User } from "../../domain/model.js";
-import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
+import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, USER_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
 import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import { RequestCounts } from "../request-counts.js";
+import { SqliteSignInAttempts } from "./sign-in-attempts.js";
 import { Transactions } from "../transactions.js";
 import type {
   BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
-  TableName, TransactionOptions, Tx, Webhook,
+  SignInAttempts, TableName, TransactionOptions, Tx, Webhook,
 } from "../store.js";
 import { bulkImport } from "./bulk-import.js";
 import { exportRows, importRows, tableSizes } from "./copy-rows.js";
@@ -69,6 +70,7 @@ export class SqliteStore extends BaseStore implements Store {
   private readonly cache: GenerationCache;
   private readonly transactions: Transactions<SqliteSession>;
   private readonly requests = new RequestCounts();
+  private readonly signInAttempts: SqliteSignInAttempts;
   /** Flushes the WAL after each write transaction; undefined when the database runs another journal mode. */
   private readonly walSync: WalSync | undefined;
   protected readonly direct: StoreReads;
@@ -91,6 +93,7 @@ export class SqliteStore extends BaseStore implements Store {
       this.db.pragma("synchronous = NORMAL");
     }
     this.sql = new Statements(this.db);
+    this.signInAttempts = new SqliteSignInAttempts(this.sql);
     const generation = this.sql.get("SELECT n FROM generation WHERE id = 1");
     this.cache = new GenerationCache(async () => (generation.get() as { n: number }).n);
     const session = new SqliteSession(this.sql, this.cache, NOTHING, NOTHING);
@@ -202,6 +205,15 @@ export class SqliteStore extends BaseStore implements Store {
     return this.write(async () => purgeIdempotencyKeys(this.sql, before));
   }
 
+  /** In the file, unlike countRequest: a sign-in is rare, and its attempts must be counted across processes. */
+  countSignInAttempt(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts> {
+    return this.write(async () => this.signInAttempts.count(emailHash, nowMs, windowMs));
+  }
+
+  clearSignInAttempts(emailHash: string): Promise<void> {
+    return this.write(async () => this.signInAttempts.clear(emailHash));
+  }
+
   /** Per process: counting in the file would make every request a write that waits for the write lock. */
   async countRequest(tokenId: string, window: number): Promise<number> {
     return this.requests.count(tokenId, window);
@@ -248,7 +260,7 @@ export class SqliteStore extends BaseStore implements Store {
 
   /** Not under the connection lock: it reads no table, so it need not wait for a transaction. */
   listUsers(): Promise<User[]> {
-    return this.read(async () => (this.sql.get("SELECT id, name, role, profile FROM users ORDER BY id").all() as UserRow[]).map(toUser));
+    return this.read(async () => (this.sql.get(`SELECT ${USER_COLUMNS} FROM users ORDER BY id`).all() as UserRow[]).map(toUser));
   }
 
   listTokens(userId: string): Promise<TokenInfo[]> {
