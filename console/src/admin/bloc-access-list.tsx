@@ -1,5 +1,4 @@
 import type { Session } from "../app.js";
-import { blocAccess } from "../calls.js";
 import { href } from "../route.js";
 import { useAsync } from "../use-async.js";
 import { Failure, Loading } from "../ui/notice.js";
@@ -13,7 +12,7 @@ function Flag({ on, what }: { on: unknown; what: string }) {
 
 /** Who holds what on one bloc (GET /api/admin/blocs/:blocId/access): users' grants, roles' grants, restrictions. */
 export function BlocAccessList({ session, blocId }: { session: Session; blocId: string }) {
-  const [access] = useAsync(() => blocAccess(session.client, blocId), [blocId]);
+  const [access] = useAsync(() => session.client.admin.getAccess(blocId), [blocId]);
   return (
     <section aria-labelledby="access-heading">
       <h2 id="access-heading">Who has access</h2>

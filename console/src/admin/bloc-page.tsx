@@ -9,7 +9,6 @@ import { FieldForm } from "./field-form.js";
 import { BlocSettingsForm } from "./bloc-settings.js";
 import { BlocAccessList } from "./bloc-access-list.js";
 import { DeleteBloc } from "./delete-bloc.js";
-import { retireField } from "../calls.js";
 import { ConfirmAction } from "../ui/confirm-action.js";
 import "../forms.css";
 
@@ -59,7 +58,7 @@ function BlocEditor({ session, bloc, reload }: { session: Session; bloc: Bloc; r
                       onClick={() => setEditing(editing === field.slug ? null : field.slug)}>Edit</button>
                     <ConfirmAction label="Retire" name={`Retire the field ${field.name}`} confirmLabel={`Confirm: retire ${field.name}`}
                       question="It leaves the forms, listings and reports and is no longer accepted; the values records hold stay in them and their history. Its slug is never given again."
-                      onConfirm={async () => { await retireField(session.client, bloc.id, field.slug); setMessage(`Field ${field.name} retired.`); reload(); }} />
+                      onConfirm={async () => { await session.client.admin.retireField(bloc.id, field.slug); setMessage(`Field ${field.name} retired.`); reload(); }} />
                   </span></td>
                 </tr>
               ))}

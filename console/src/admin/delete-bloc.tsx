@@ -1,7 +1,6 @@
 import { useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { errorMessage } from "../api.js";
-import { deleteBloc } from "../calls.js";
 import { href } from "../route.js";
 import { useAsync } from "../use-async.js";
 import { Checkbox } from "../ui/controls.js";
@@ -28,7 +27,7 @@ export function DeleteBloc({ session, bloc }: { session: Session; bloc: Bloc }) 
     if (held > 0 && !withRecords) return;
     setBusy(true);
     try {
-      await deleteBloc(session.client, bloc.id, held > 0);
+      await session.client.admin.deleteBloc(bloc.id, { withRecords: held > 0 });
       session.refresh();
       window.location.hash = href({ page: "admin-blocs" });
     } catch (error) {

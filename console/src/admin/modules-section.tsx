@@ -4,7 +4,6 @@ import { useAsync } from "../use-async.js";
 import { CreateByName } from "../ui/create-by-name.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { ConfirmAction } from "../ui/confirm-action.js";
-import { deleteModule } from "../calls.js";
 
 /** Modules (the spec's jobID): listed and created here, attached to a bloc on its page. */
 export function ModulesSection({ session }: { session: Session }) {
@@ -20,7 +19,7 @@ export function ModulesSection({ session }: { session: Session }) {
               <li key={m.id}>{m.name} <span class="hint">(ID {m.id})</span>{" "}
                 <ConfirmAction label="Delete" name={`Delete the module ${m.name}`} confirmLabel={`Confirm: delete ${m.name}`}
                   question="Only a module no bloc belongs to can be deleted: give its blocs another module first."
-                  onConfirm={async () => { await deleteModule(session.client, m.id); setMessage(`Module ${m.name} deleted.`); reload(); }} />
+                  onConfirm={async () => { await session.client.admin.deleteModule(m.id); setMessage(`Module ${m.name} deleted.`); reload(); }} />
               </li>
             ))}</ul>
           )

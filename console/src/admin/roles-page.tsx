@@ -6,7 +6,6 @@ import { CreateByName } from "../ui/create-by-name.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
 import { ConfirmAction } from "../ui/confirm-action.js";
-import { deleteRole } from "../calls.js";
 import "../forms.css";
 
 /** Roles: a grant given to a role applies to each of its members (members are added on a user's page). */
@@ -27,7 +26,7 @@ export function AdminRoles({ session }: { session: Session }) {
               <tr key={r.id}><td>{r.name}</td><td>{r.id}</td>
                 <td><ConfirmAction label="Delete" name={`Delete the role ${r.name}`} confirmLabel={`Confirm: delete ${r.name}`}
                   question="Its members lose what its grants gave them, at once; the users and their own grants stay."
-                  onConfirm={async () => { await deleteRole(session.client, r.id); setMessage(`Role ${r.name} deleted.`); reload(); }} /></td>
+                  onConfirm={async () => { await session.client.admin.deleteRole(r.id); setMessage(`Role ${r.name} deleted.`); reload(); }} /></td>
               </tr>
             ))}</tbody>
           </table>

@@ -7,8 +7,6 @@ import { Select, TextInput } from "../ui/controls.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
 import type { User, UserRole } from "../../../src/client/types.js";
-import { createAccount } from "../calls.js";
-import type { AccountUser } from "./account-section.js";
 import "../forms.css";
 
 /** Every user, and a form to create one; a user's page holds their profile, roles and tokens. */
@@ -26,7 +24,7 @@ export function AdminUsers({ session }: { session: Session }) {
               <caption>{users.value.length} {users.value.length === 1 ? "user" : "users"}; open one to issue or revoke tokens</caption>
               <thead><tr><th scope="col">Name</th><th scope="col">ID</th><th scope="col">Role</th><th scope="col">Email</th><th scope="col">Sign-in</th><th scope="col">Profile values</th></tr></thead>
               <tbody>
-                {(users.value as AccountUser[]).map((user) => (
+                {users.value.map((user) => (
                   <tr key={user.id}>
                     <td><a href={href({ page: "admin-user", userId: user.id })}>{user.name}</a></td>
                     <td>{user.id}</td><td>{user.role}</td><td>{user.email ?? ""}</td>
@@ -51,8 +49,8 @@ function CreateUser({ session, onCreated }: { session: Session; onCreated: (user
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const { submit, busy, failure } = useSubmit(async () => {
-    onCreated(await createAccount(session.client, {
-      name: name.trim(), role, ...(email.trim() ? { email: email.trim() } : {}), ...(password ? { password } : {}),
+    onCreated(await session.client.admin.createUser(name.trim(), role, {
+      ...(email.trim() ? { email: email.trim() } : {}), ...(password ? { password } : {}),
     }));
     setName("");
     setRole("member");

@@ -1,7 +1,7 @@
 import { useRef, useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { errorMessage, isAdmin } from "../api.js";
-import { blocForm, fieldMessages, type BlocForm } from "../calls.js";
+import type { BlocForm } from "../calls.js";
 import { useAsync } from "../use-async.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import { BlocApiError } from "../../../src/client/errors.js";
@@ -12,7 +12,7 @@ import { FieldInput, keepable } from "./field-input.js";
 
 /** The add-data form, built from what GET /api/blocs/:blocId/fields says of the bloc's fields. */
 export function AddRecord({ session, blocId }: { session: Session; blocId: string }) {
-  const [form] = useAsync(() => blocForm(session.client, blocId), [blocId]);
+  const [form] = useAsync(() => session.client.blocFields(blocId), [blocId]);
   if (form.state === "loading") return <Loading what="the bloc's fields" />;
   if (form.state === "failed") return <Failure error={form.error} prefix="The form cannot be built" />;
   return <AddForm session={session} blocId={blocId} form={form.value} />;
@@ -68,7 +68,7 @@ function AddForm({ session, blocId, form }: { session: Session; blocId: string; 
       window.setTimeout(() => focusIn(formRef.current, order), 0);
     } catch (error) {
       const text = error instanceof BlocApiError ? error.text : errorMessage(error);
-      const listed = error instanceof BlocApiError ? fieldMessages(error.body) : {};
+      const listed = (error instanceof BlocApiError ? error.fields : undefined) ?? {};
       const single = fieldOfMessage(text, fields);
       const marked = Object.keys(listed).length > 0 ? listed : single !== undefined ? { [single]: text } : {};
       setFieldErrors(marked);

@@ -4,12 +4,7 @@ import { useAsync } from "../use-async.js";
 import { Failure, Loading } from "../ui/notice.js";
 import type { HistoryItem } from "../../../src/client/types.js";
 
-/** What an entry was, when it says (a deletion or a restore); an update says nothing. */
-function kindOf(item: HistoryItem): string {
-  const extra = item as HistoryItem & { readonly action?: unknown; readonly type?: unknown; readonly event?: unknown };
-  const kind = [extra.action, extra.type, extra.event].find((k): k is string => typeof k === "string");
-  return kind === undefined ? "Changed" : kind.replace(/^record\./, "").replace(/^./, (c) => c.toUpperCase());
-}
+const KINDS: Readonly<Record<HistoryItem["action"], string>> = { updated: "Updated", deleted: "Deleted", restored: "Restored" };
 
 /** A record's history from the admin API (admins only): who changed what, when, oldest first. */
 export function RecordHistory({ session, form, recordId }: { session: Session; form: BlocForm; recordId: string }) {
@@ -26,7 +21,7 @@ export function RecordHistory({ session, form, recordId }: { session: Session; f
                 const changes = Object.entries(item.changes ?? {});
                 return (
                   <li key={index}>
-                    <p class="history-when"><strong>{kindOf(item)}</strong> {item.at}, by user {item.userId}</p>
+                    <p class="history-when"><strong>{KINDS[item.action]}</strong> {item.at}, by user {item.userId}</p>
                     {changes.length > 0 ? (
                       <table>
                         <caption class="sr-only">Changes at {item.at}</caption>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { Session } from "../app.js";
 import { errorMessage, isAdmin } from "../api.js";
-import { blocForm, deleteRecords, fieldMessages, RECORD_ID, restoreRecord, type BlocForm } from "../calls.js";
+import { RECORD_ID, type BlocForm } from "../calls.js";
 import { href } from "../route.js";
 import { shown, useAsync } from "../use-async.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
@@ -22,7 +22,7 @@ type Bloc = Me["blocs"][number];
  * restoring it once deleted.
  */
 export function RecordPage({ session, bloc, recordId }: { session: Session; bloc: Bloc; recordId: string }) {
-  const [form] = useAsync(() => blocForm(session.client, bloc.id), [bloc.id]);
+  const [form] = useAsync(() => session.client.blocFields(bloc.id), [bloc.id]);
   return (
     <>
       <PageHeading>Record {recordId} of {bloc.name}</PageHeading>
@@ -49,7 +49,7 @@ function RecordBody({ session, form, recordId }: { session: Session; form: BlocF
   const restore = async (): Promise<void> => {
     setProblem("");
     try {
-      await restoreRecord(session.client, blocId, recordId);
+      await session.client.admin.restoreRecord(blocId, recordId);
       changed(`Record ${recordId} restored.`);
     } catch (error) {
       setProblem(`Not restored: ${errorMessage(error)}`);
@@ -148,7 +148,7 @@ function EditRecord({ session, form, record, onCancel, onSaved }: {
       else onSaved(`Record ${id} saved.`);
     } catch (error) {
       const text = error instanceof BlocApiError ? error.text : errorMessage(error);
-      const listed = error instanceof BlocApiError ? fieldMessages(error.body) : {};
+      const listed = (error instanceof BlocApiError ? error.fields : undefined) ?? {};
       const single = fieldOfMessage(text, editable);
       setErrors(Object.keys(listed).length > 0 ? listed : single !== undefined ? { [single]: text } : {});
       setFailure(`Not saved: ${errorMessage(error)}`);
@@ -185,7 +185,7 @@ function ConfirmDelete({ session, form, recordId, admin, onCancel, onDeleted, on
     if (busy) return;
     setBusy(true);
     try {
-      const ids = await deleteRecords(session.client, form.blocId, { [RECORD_ID]: recordId });
+      const ids = await session.client.deleteRecordsByMatchingValues({ blocId: form.blocId, searchItems: { [RECORD_ID]: recordId } });
       if (ids.map(String).includes(recordId)) onDeleted(`Record ${recordId} deleted.${admin ? " It can be restored below." : ""}`);
       else onFailed("Not deleted: the record is no longer among those you may delete.");
     } catch (error) {
