@@ -79,7 +79,6 @@ describe("client: records", () => {
     assert.deepEqual(denied.body, { message: "You are not authorized to access this bloc" });
     stranger.close();
     assert.deepEqual(await admin.deleteRecordsByMatchingValues({ blocId, searchItems: { field_1: "temporary" } }), [id], "the stranger deleted nothing");
-    await admin.admin.restoreRecord(blocId, id);
   });
 
   test("getDataReport as JSON rows (chosen fields, filter, dates), and as a CSV stream", async () => {

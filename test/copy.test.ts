@@ -182,6 +182,12 @@ async function buildSource(): Promise<void> {
     });
     updatedId = updated.json.updated_record_ids[0] as number;
     assert.ok(updatedId > 0, "an update changed a record");
+    // A deletion (the deleted_records table), which the copy keeps restorable.
+    const doomed = await ok(call(source.url, "POST", "/api/add-data", { token: ADMIN, json: { scanStationID: "scans", jobID: module.json.id, dataToAdd: { field_1: "doomed", field_2: "Cork" } } }));
+    const removed = await admin("POST", "/api/delete-records-by-matching-values", {
+      blocId: "scans", searchItems: { service_entry_row_id: doomed.json.returnedStationID },
+    });
+    assert.deepEqual(removed.json.deleted_record_ids, [doomed.json.returnedStationID]);
     await ok(call(source.url, "POST", "/api/add-data", { token: tokens.bob!, json: { scanStationID: "team-notes", dataToAdd: { field_1: "bob's" } } }));
     fileBytes = crypto.randomBytes(50_000);
     const upload = await postMultipart(source.url, ADMIN, { scanStationID: "scans", jobID: String(module.json.id), dataToAdd: JSON.stringify({ field_2: "Cork" }) },
@@ -344,9 +350,10 @@ test(`copy SQLite → ${crossEngine ? "PostgreSQL" : "SQLite"} → SQLite: the s
     const server = await startProcess(serverEnv(url), dir);
     try {
       const added = await ok(call(server.url, "POST", "/api/add-data", { token: ADMIN, json: { scanStationID: "scans", jobID: "1", dataToAdd: { field_2: "Cork" } } }));
-      assert.equal(added.json.returnedStationID, sizes.records + 1, "the next record ID follows the copied ones");
+      assert.equal(added.json.returnedStationID, sizes.records + sizes.deleted_records + 1, "the next record ID follows the copied ones (deleted ones too)");
       const newest = await ok(call(server.url, "GET", "/api/get-data", { token: ADMIN, json: { blocId: "scans", resultLimit: 1 } }));
-      assert.equal(newest.json.data["0"].field_4, `DKT-${String(OVER_HTTP + 2).padStart(6, "0")}`, "the docket counter continues");
+      // The records over HTTP, the deleted one and the upload took dockets before.
+      assert.equal(newest.json.data["0"].field_4, `DKT-${String(OVER_HTTP + 3).padStart(6, "0")}`, "the docket counter continues");
       const user = await ok(call(server.url, "POST", "/api/admin/users", { token: ADMIN, json: { name: "new" } }), 201);
       assert.equal(user.json.id, String(sizes.users + 1), "the next user ID follows the copied ones");
     } finally {

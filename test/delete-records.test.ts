@@ -414,5 +414,9 @@ describe("events: record.deleted and record.restored", () => {
     const good = await server.call("POST", "/api/admin/webhooks", { json: { url: "http://127.0.0.1:9/", events: ["record.deleted"] } });
     assert.equal(good.status, 201, good.text);
     assert.equal((await server.call("DELETE", `/api/admin/webhooks/${good.json.id}`)).status, 204);
+    const byDefault = await server.call("POST", "/api/admin/webhooks", { json: { url: "http://127.0.0.1:9/" } });
+    assert.equal(byDefault.status, 201, byDefault.text);
+    assert.deepEqual(byDefault.json.events, ["record.added", "record.updated", "record.deleted", "record.restored"]);
+    assert.equal((await server.call("DELETE", `/api/admin/webhooks/${byDefault.json.id}`)).status, 204);
   });
 });

@@ -236,7 +236,7 @@ test("webhook input is checked, and a removed webhook stops receiving", async ()
   };
   await bad({ url: "ftp://x.example/" }, 400, /http:\/\/ or https:\/\//);
   await bad({ url: "not a url" }, 400, /absolute http/);
-  await bad({ url: "http://x.example/", events: ["record.deleted"] }, 400, /events/);
+  await bad({ url: "http://x.example/", events: ["record.removed"] }, 400, /events/);
   await bad({ url: "http://x.example/", events: [] }, 400, /at least one/);
   await bad({ url: "http://x.example/", blocs: ["no-such-bloc"] }, 404, /no-such-bloc/);
   await bad({ url: "http://x.example/", secret: "short" }, 400, /secret must be 16/);

@@ -4,13 +4,15 @@ import type { BlocId } from "./types.js";
 import type { NodeTransport } from "./transport.js";
 
 /** The event types a webhook may ask for; a live stream carries the two record ones. */
-export type EventType = "record.added" | "record.updated" | "bloc.updated" | "access.updated";
+export type EventType = "record.added" | "record.updated" | "record.deleted" | "record.restored" | "bloc.updated" | "access.updated";
+type RecordEventType = "record.added" | "record.updated" | "record.deleted" | "record.restored";
+const RECORD_EVENTS: readonly string[] = ["record.added", "record.updated", "record.deleted", "record.restored"];
 
 export interface WebhookInput {
   readonly url: string;
   /** The blocs whose events it receives; left out or null: every bloc, present and future. */
   readonly blocs?: readonly BlocId[] | null;
-  /** Default: record.added and record.updated. */
+  /** Default: the four record.* types. */
   readonly events?: readonly EventType[];
   /** 16 to 256 printable characters; generated when left out. */
   readonly secret?: string;
@@ -39,11 +41,11 @@ export interface WebhookDelivery {
   readonly outcome: "delivered" | "failed" | "gave-up" | "resent" | "resend-failed";
 }
 
-/** One event of a live stream: a record added or updated, or a `reset` (events before it are no longer kept). */
+/** One event of a live stream: a record added, updated, deleted or restored, or a `reset` (events before it are no longer kept). */
 export interface StreamEvent {
   /** Pass the last one seen as `lastEventId` to resume after it. */
   readonly id: string | undefined;
-  readonly type: "record.added" | "record.updated" | "reset";
+  readonly type: RecordEventType | "reset";
   readonly data: {
     readonly id?: string;
     readonly blocId?: string;
@@ -106,8 +108,8 @@ export async function* streamEvents(transport: NodeTransport, blocId: BlocId, op
         const text = (JSON.parse(message.data) as { error?: string }).error ?? message.data;
         throw new BlocApiError(401, "/api/events", text);
       }
-      if (message.event === "record.added" || message.event === "record.updated" || message.event === "reset") {
-        yield { id: message.id, type: message.event, data: JSON.parse(message.data) as StreamEvent["data"] };
+      if (RECORD_EVENTS.includes(message.event) || message.event === "reset") {
+        yield { id: message.id, type: message.event as StreamEvent["type"], data: JSON.parse(message.data) as StreamEvent["data"] };
       }
     }
   } catch (error) {

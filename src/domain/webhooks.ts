@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import type { Context } from "./context.js";
 import { InvalidInputError, NotFoundError } from "./errors.js";
-import { EVENT_TYPES, eventBody, isEventType, type EventType } from "./events.js";
+import { EVENT_TYPES, RECORD_EVENT_TYPES, eventBody, isEventType, type EventType } from "./events.js";
 import type { Delivery, NewDelivery, StoredEvent, Webhook } from "../store/store.js";
 
 /**
@@ -102,7 +102,8 @@ function checkUrl(raw: string): string {
 }
 
 function checkEvents(raw: readonly string[] | undefined): EventType[] {
-  if (raw === undefined) return ["record.added", "record.updated"];
+  // Every record event: a receiver mirroring a bloc's records would go wrong without deletions.
+  if (raw === undefined) return [...RECORD_EVENT_TYPES];
   if (raw.length === 0) throw new InvalidInputError(`events must name at least one of ${EVENT_TYPES.join(", ")}`);
   const unknown = raw.find((type) => !isEventType(type));
   if (unknown !== undefined) throw new InvalidInputError(`events: "${unknown}" is not one of ${EVENT_TYPES.join(", ")}`);

@@ -13,7 +13,7 @@ const Stamp = Type.String({ description: "YYYY-MM-DD HH:MM:SS in BLOC_TIMEZONE" 
 const WebhookBody = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048, description: "where events are POSTed: an http:// or https:// URL" }),
   blocs: Type.Optional(Nullable(Type.Array(Id, { maxItems: 1000, description: "the blocs whose events it receives; left out or null: every bloc, present and future" }))),
-  events: Type.Optional(Type.Array(EventType, { maxItems: 10, description: "the event types it receives; default record.added and record.updated" })),
+  events: Type.Optional(Type.Array(EventType, { maxItems: 10, description: "the event types it receives; default the four record.* types" })),
   secret: Type.Optional(Type.String({ maxLength: 256, description: "signs each delivery (X-Bloc-Signature); 16 to 256 printable characters; generated when left out" })),
 }, { additionalProperties: false });
 

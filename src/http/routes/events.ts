@@ -36,7 +36,7 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
       response: {
         ...errorResponses("events"),
         200: {
-          description: "text/event-stream: `ready` once, then `record.added` and `record.updated` events (data: the event as JSON), " +
+          description: "text/event-stream: `ready` once, then `record.added`, `record.updated`, `record.deleted` and `record.restored` events (data: the event as JSON), " +
             "`reset` when events before it are no longer kept, `error` when the token or access is withdrawn (the stream then ends, within seconds even when no event comes)",
           content: { "text/event-stream": { schema: Type.String() } },
         },
