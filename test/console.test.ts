@@ -93,6 +93,8 @@ test("sign-in: a wrong token is refused; by keyboard, the admin's token signs in
   await accessible("sign-in");
   await screenshot(page, "sign-in");
 
+  // People sign in with a password; a machine's token is the other way offered.
+  await page.getByRole("button", { name: "Sign in with a token" }).click();
   await page.getByLabel("Token").fill("bds_not-a-token");
   await page.getByRole("button", { name: "Sign in" }).click();
   await eventually(async () => assert.match(await page.getByRole("alert").textContent() ?? "", /Not signed in: .*\(401\)/));

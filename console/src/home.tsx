@@ -3,7 +3,7 @@ import { byName, isAdmin } from "./api.js";
 import { blocHome, href } from "./route.js";
 import { PageHeading } from "./ui/page-heading.js";
 
-const PERMISSION_WORDS = { read: "read", add: "add records", update: "update records" } as const;
+const PERMISSION_WORDS = { read: "read", add: "add records", update: "update records", delete: "delete records" } as const;
 
 /** The blocs this token may use, with what it may do on each. */
 export function Home({ session }: { session: Session }) {

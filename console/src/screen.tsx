@@ -3,6 +3,7 @@ import { isAdmin } from "./api.js";
 import type { Route } from "./route.js";
 import { Home } from "./home.js";
 import { BlocPage } from "./view/bloc-page.js";
+import { RecordPage } from "./records/record-page.js";
 import { AdminBlocs } from "./admin/blocs-page.js";
 import { AdminBloc } from "./admin/bloc-page.js";
 import { AdminUsers } from "./admin/users-page.js";
@@ -21,8 +22,11 @@ export function Screen({ session, route }: { session: Session; route: Route }) {
     if (!bloc) return <NotFound what="You have no access to this bloc, or it does not exist." />;
     return <BlocPage key={key} session={session} bloc={bloc} tab={route.page} />;
   }
-  // The record page is console-forms' part of issue 21; until it is merged, the link names the record.
-  if (route.page === "record") return <NotFound what={`Record ${route.recordId} of bloc ${route.blocId}: the record page is not in this build.`} />;
+  if (route.page === "record") {
+    const bloc = session.me.blocs.find((b) => b.id === route.blocId);
+    if (!bloc) return <NotFound what="You have no access to this bloc, or it does not exist." />;
+    return <RecordPage key={key} session={session} bloc={bloc} recordId={route.recordId} />;
+  }
   if (!isAdmin(session.me)) return <NotFound what="Only an admin's unscoped token may open the admin pages." />;
   switch (route.page) {
     case "admin-blocs": return <AdminBlocs key={key} session={session} />;

@@ -12,8 +12,7 @@ interface Lists { readonly blocs: readonly Bloc[]; readonly users: readonly User
 
 /**
  * Grants (a user's or a role's read, add, update and seeHidden on a bloc) and per-user
- * restrictions. The admin API sets and removes them but does not list them, so this page
- * shows the changes made here; GET /api/me, with the user's token, shows what they may do.
+ * restrictions, set and removed here; each bloc's page lists them (bloc-access-list.tsx).
  */
 export function AdminAccess({ session }: { session: Session }) {
   const admin = session.client.admin;
@@ -26,7 +25,7 @@ export function AdminAccess({ session }: { session: Session }) {
   return (
     <>
       <PageHeading>Access</PageHeading>
-      <p class="hint">The admin API does not list existing grants: set what a user or role should have, and it replaces what was there.</p>
+      <p class="hint">Set what a user or role should have on a bloc; it replaces what was there. Each bloc's page lists who holds what.</p>
       {lists.state === "loading" ? <Loading what="blocs, users and roles" /> : lists.state === "failed" ? <Failure error={lists.error} /> : (
         <>
           <GrantForm session={session} lists={lists.value} note={note} />
@@ -41,14 +40,14 @@ export function AdminAccess({ session }: { session: Session }) {
   );
 }
 
-const GRANT_KEYS = ["read", "add", "update", "seeHidden"] as const;
+const GRANT_KEYS = ["read", "add", "update", "delete", "seeHidden"] as const;
 
 function GrantForm({ session, lists, note }: { session: Session; lists: Lists; note: (line: string) => void }) {
   const members = lists.users.filter((u) => u.role === "member");
   const [blocId, setBlocId] = useState(lists.blocs[0]?.id ?? "");
   const [kind, setKind] = useState<"user" | "role">("user");
   const [who, setWho] = useState("");
-  const [grant, setGrant] = useState<Required<Grant>>({ read: true, add: false, update: false, seeHidden: false });
+  const [grant, setGrant] = useState<Required<Grant>>({ read: true, add: false, update: false, delete: false, seeHidden: false });
   const [failure, setFailure] = useState("");
   const people = kind === "user" ? members.map((u) => ({ value: u.id, label: `${u.name} (ID ${u.id})` })) : lists.roles.map((r) => ({ value: r.id, label: r.name }));
   const target = who && people.some((p) => p.value === who) ? who : people[0]?.value ?? "";

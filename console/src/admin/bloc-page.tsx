@@ -7,6 +7,10 @@ import { PageHeading } from "../ui/page-heading.js";
 import type { Bloc, Field } from "../../../src/client/types.js";
 import { FieldForm } from "./field-form.js";
 import { BlocSettingsForm } from "./bloc-settings.js";
+import { BlocAccessList } from "./bloc-access-list.js";
+import { DeleteBloc } from "./delete-bloc.js";
+import { ConfirmAction } from "../ui/confirm-action.js";
+import "../forms.css";
 
 /** One bloc's settings and fields, editable. */
 export function AdminBloc({ session, blocId }: { session: Session; blocId: string }) {
@@ -49,8 +53,13 @@ function BlocEditor({ session, bloc, reload }: { session: Session; bloc: Bloc; r
                 <tr key={field.slug}>
                   <td>{field.name}</td><td><code>{field.slug}</code></td><td>{field.type}</td><td>{rulesOf(field)}</td>
                   <td>{field.applyProfileFilter ? "yes" : "no"}</td>
-                  <td><button type="button" aria-label={`Edit the field ${field.name}`} aria-expanded={editing === field.slug}
-                    onClick={() => setEditing(editing === field.slug ? null : field.slug)}>Edit</button></td>
+                  <td><span class="actions">
+                    <button type="button" aria-label={`Edit the field ${field.name}`} aria-expanded={editing === field.slug}
+                      onClick={() => setEditing(editing === field.slug ? null : field.slug)}>Edit</button>
+                    <ConfirmAction label="Retire" name={`Retire the field ${field.name}`} confirmLabel={`Confirm: retire ${field.name}`}
+                      question="It leaves the forms, listings and reports and is no longer accepted; the values records hold stay in them and their history. Its slug is never given again."
+                      onConfirm={async () => { await session.client.admin.retireField(bloc.id, field.slug); setMessage(`Field ${field.name} retired.`); reload(); }} />
+                  </span></td>
                 </tr>
               ))}
             </tbody>
@@ -78,6 +87,8 @@ function BlocEditor({ session, bloc, reload }: { session: Session; bloc: Bloc; r
         }} />
       </section>
       <Status>{message}</Status>
+      <BlocAccessList session={session} blocId={bloc.id} />
+      <DeleteBloc session={session} bloc={bloc} />
     </>
   );
 }

@@ -8,7 +8,7 @@ import { CopyButton } from "../ui/copy-button.js";
 import { Failure, Loading, Status } from "../ui/notice.js";
 import type { IssuedToken, Permission, TokenInfo, User } from "../../../src/client/types.js";
 
-const PERMISSIONS: readonly Permission[] = ["read", "add", "update"];
+const PERMISSIONS: readonly Permission[] = ["read", "add", "update", "delete"];
 
 interface Scope { readonly permissions: readonly Permission[] | null; readonly blocs: readonly string[] | null }
 

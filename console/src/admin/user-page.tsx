@@ -7,6 +7,8 @@ import { Failure, Loading, Status } from "../ui/notice.js";
 import { PageHeading } from "../ui/page-heading.js";
 import type { Role, User } from "../../../src/client/types.js";
 import { TokensPanel } from "./tokens-panel.js";
+import { AccountSection } from "./account-section.js";
+import "../forms.css";
 
 /** One user: profile values, role memberships and tokens. */
 export function AdminUser({ session, userId }: { session: Session; userId: string }) {
@@ -19,6 +21,7 @@ export function AdminUser({ session, userId }: { session: Session; userId: strin
     <>
       <PageHeading>User {user.name}</PageHeading>
       <p>ID {user.id}, {user.role === "admin" ? "an admin: may do everything" : "a member: may do what grants allow"}.</p>
+      <AccountSection key={user.id} session={session} user={user} onSaved={reload} />
       <ProfileForm session={session} user={user} onSaved={reload} />
       <RolesForm session={session} user={user} roles={user.roles} onSaved={reload} />
       <TokensPanel session={session} user={user} />

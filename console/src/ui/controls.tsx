@@ -30,7 +30,7 @@ function Notes({ id, hint, error }: { id: string; hint?: ComponentChildren; erro
 type InputProps = Described & {
   readonly value: string;
   readonly onValue: (value: string) => void;
-  readonly type?: "text" | "password" | "date" | "datetime-local" | "url" | "search";
+  readonly type?: "text" | "password" | "email" | "date" | "datetime-local" | "url" | "search";
   readonly inputMode?: "text" | "decimal" | "numeric";
   readonly autocomplete?: string;
   readonly spellcheck?: boolean;
