@@ -94,6 +94,7 @@ const SUCCESS: Readonly<Record<string, string>> = {
   "DELETE /api/admin/roles/:roleId": "204", "DELETE /api/admin/modules/:moduleId": "204",
   "GET /api/events": "200",
   "GET /api/blocs/:blocId/user-names": "200",
+  "GET /api/blocs/:blocId/records/:recordId": "200",
   "GET /api/blocs/:blocId/timeline": "200",
   "POST /api/admin/webhooks": "201", "GET /api/admin/webhooks": "200", "DELETE /api/admin/webhooks/:webhookId": "204",
   "GET /api/admin/webhooks/:webhookId/deliveries": "200", "POST /api/admin/webhooks/:webhookId/deliveries/:deliveryId/resend": "200",

@@ -170,6 +170,12 @@ export class BlocClient {
     return this.transport.json<TimelineResult>({ method: "GET", path: timelinePath(query) }, [200]);
   }
 
+  /** One record this token can see, by its ID, as get-data shows it; 404 (BlocApiError) when it is hidden, deleted or never made. */
+  async record(blocId: string | number, recordId: number | string): Promise<DataRecord> {
+    const path = `/api/blocs/${encodeURIComponent(String(blocId))}/records/${encodeURIComponent(String(recordId))}`;
+    return (await this.transport.json<{ record: DataRecord }>({ method: "GET", path }, [200])).record;
+  }
+
   /**
    * Names of the users `ids` who created records this token can see in the bloc (user ID →
    * name); IDs that created none it can see are left out. At most BLOC_MAX_RESULT_LIMIT IDs.

@@ -2,7 +2,7 @@ import { BlocAdmin } from "./admin.js";
 import { FetchTransport } from "./fetch-transport.js";
 import { addDataFields, CONTENT_TYPES, dispositionName, deleteRequest, getDataResult, reportBody, safeName, timelinePath, updateRequest } from "./requests.js";
 import type {
-  BlocFields, AddDataInput, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
+  BlocFields, AddDataInput, DataRecord, AddDataResult, GetDataQuery, GetDataResult, Me, ReportFormat, ReportQuery, ReportRow, UpdateInput, DeleteInput,
   TimelineQuery, TimelineResult,
 } from "./types.js";
 
@@ -74,6 +74,12 @@ export class FetchBlocClient {
   /** Records this token can see per hour or day of a window, counted as get-data counts them. */
   timeline(query: TimelineQuery): Promise<TimelineResult> {
     return this.transport.json<TimelineResult>({ method: "GET", path: timelinePath(query) }, [200]);
+  }
+
+  /** One record this token can see, by its ID, as get-data shows it; 404 (BlocApiError) when it is hidden, deleted or never made. */
+  async record(blocId: string | number, recordId: number | string): Promise<DataRecord> {
+    const path = `/api/blocs/${encodeURIComponent(String(blocId))}/records/${encodeURIComponent(String(recordId))}`;
+    return (await this.transport.json<{ record: DataRecord }>({ method: "GET", path }, [200])).record;
   }
 
   /**

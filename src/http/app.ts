@@ -31,6 +31,7 @@ import { getDataReportRoute } from "./routes/get-data-report.js";
 import { filesRoute } from "./routes/files.js";
 import { getDataRoute } from "./routes/get-data.js";
 import { userNamesRoute } from "./routes/user-names.js";
+import { oneRecordRoute } from "./routes/one-record.js";
 import { timelineRoute } from "./routes/timeline.js";
 import { healthRoutes } from "./routes/health.js";
 import { meRoute } from "./routes/me.js";
@@ -96,6 +97,7 @@ export async function buildApp(ctx: Context, options: AppOptions): Promise<Fasti
     eventsRoute(scope, ctx, events);
     blocFieldsRoute(scope, ctx);
     userNamesRoute(scope, ctx, options.maxResultLimit);
+    oneRecordRoute(scope, ctx);
     timelineRoute(scope, ctx);
   });
   await app.register(async (scope) => {

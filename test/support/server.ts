@@ -42,6 +42,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Tes
       BLOC_LOG_LEVEL: "silent",
       // The suite counts values from a handful of records on (package.json), so that small blocs exercise the value counters.
       ...(process.env.BLOC_COUNTED_ABOVE ? { BLOC_COUNTED_ABOVE: process.env.BLOC_COUNTED_ABOVE } : {}),
+      // Tests seed whole blocs in one transaction; on a loaded two-core machine running both
+      // engines' suites, such a seed has outlasted the 5 s production deadline. The tests of
+      // the deadline (store-outage.test.ts) set their own.
+      BLOC_STORE_TIMEOUT_MS: "30000",
       ...env,
     });
     ctx = await openContext(config);

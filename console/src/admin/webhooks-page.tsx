@@ -10,7 +10,7 @@ import { PageHeading } from "../ui/page-heading.js";
 import type { BlocAdmin } from "../../../src/client/admin.js";
 import type { EventType, Webhook, WebhookDelivery } from "../../../src/client/events.js";
 
-const WEBHOOK_EVENTS: readonly EventType[] = ["record.added", "record.updated", "bloc.updated", "access.updated"];
+const WEBHOOK_EVENTS: readonly EventType[] = ["record.added", "record.updated", "record.deleted", "record.restored", "bloc.updated", "access.updated"];
 type CreatedWebhook = Webhook & { readonly secret: string };
 
 /** Webhooks: where events are sent, their recent deliveries, and resending one. */
