@@ -2,6 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { BlocClient, BlocApiError } from "bloc-data-service/client";
 import { addBloc, addRecord, startServer, type TestServer } from "./support/server.js";
+import { addReader, asAdmin } from "./support/readers.js";
 import { keysOf } from "./support/fixtures.js";
 
 /*
@@ -15,17 +16,10 @@ let bloc: string;
 const users: Record<string, { id: string; token: string }> = {};
 const ids: Record<string, number> = {};
 
-async function admin(method: string, path: string, json?: unknown): Promise<any> {
-  const reply = await server.call(method, path, json === undefined ? {} : { json });
-  assert.ok(reply.status < 300, `${method} ${path}: ${reply.status} ${reply.text}`);
-  return reply.json;
-}
+const admin = (method: string, path: string, json?: unknown): Promise<any> => asAdmin(server, method, path, json);
 
 async function user(name: string, grant: Record<string, boolean> | null, profile?: string[]): Promise<void> {
-  const made = await admin("POST", "/api/admin/users", { name, role: "member" });
-  if (profile) await admin("PUT", `/api/admin/users/${made.id}`, { profile });
-  if (grant) await admin("PUT", `/api/admin/blocs/${bloc}/access/${made.id}`, grant);
-  users[name] = { id: made.id as string, token: (await admin("POST", `/api/admin/users/${made.id}/tokens`, {})).token as string };
+  users[name] = await addReader(server, bloc, name, grant, profile);
 }
 
 const read = (token: string | undefined, recordId: number | string, blocId = bloc) =>

@@ -2,6 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { BlocClient } from "bloc-data-service/client";
 import { addBloc, addRecord, startServer, type TestServer } from "./support/server.js";
+import { addReader, asAdmin } from "./support/readers.js";
 
 /*
  * GET /api/blocs/:blocId/user-names: names only of users who created a record the caller
@@ -14,17 +15,10 @@ let bloc: string;
 const users: Record<string, { id: string; token: string }> = {};
 let adminId = "";
 
-async function admin(method: string, path: string, json?: unknown): Promise<any> {
-  const reply = await server.call(method, path, json === undefined ? {} : { json });
-  assert.ok(reply.status < 300, `${method} ${path}: ${reply.status} ${reply.text}`);
-  return reply.json;
-}
+const admin = (method: string, path: string, json?: unknown): Promise<any> => asAdmin(server, method, path, json);
 
 async function user(name: string, grant: Record<string, boolean> | null, profile?: string[]): Promise<void> {
-  const made = await admin("POST", "/api/admin/users", { name, role: "member" });
-  if (profile) await admin("PUT", `/api/admin/users/${made.id}`, { profile });
-  if (grant) await admin("PUT", `/api/admin/blocs/${bloc}/access/${made.id}`, grant);
-  users[name] = { id: made.id as string, token: (await admin("POST", `/api/admin/users/${made.id}/tokens`, {})).token as string };
+  users[name] = await addReader(server, bloc, name, grant, profile);
 }
 
 const ask = (token: string | undefined, ids: readonly string[], blocId = bloc) =>
