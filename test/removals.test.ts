@@ -292,3 +292,22 @@ test("a backup taken after removals restores: retired fields stay retired, delet
     await target.drop();
   }
 });
+
+test("rows of a backup made before fields could be retired (no retired_at) restore as fields in use", async () => {
+  const blocId = await createBloc({ name: "Older", fields: [{ name: "A" }, { name: "B" }] });
+  const old = (rows: Row[]): Row[] => rows.map(({ retired_at: _dropped, ...row }) => row);
+  const target = await freshDatabaseUrl(path.join(server.dir, "older"), "removals-older");
+  fs.mkdirSync(path.join(server.dir, "older"), { recursive: true });
+  const restored = await openStoreAt(target.url);
+  try {
+    await restored.importRows("blocs", (await allRows(server.ctx.store, "blocs")).filter((r) => r.id === blocId));
+    const fields = old((await allRows(server.ctx.store, "fields")).filter((r) => r.bloc_id === blocId));
+    assert.ok(fields.every((row) => !("retired_at" in row)));
+    await restored.importRows("fields", fields);
+    assert.deepEqual((await restored.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1", "field_2"]);
+    assert.deepEqual(await restored.retiredFieldSlugs(blocId), []);
+  } finally {
+    await restored.close();
+    await target.drop();
+  }
+});
