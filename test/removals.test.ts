@@ -97,6 +97,8 @@ test("a retired field is refused by add-data and update-records, shown nowhere, 
   assert.equal(next.status, 201, next.text);
   assert.notEqual(next.json.slug, "field_2");
 
+  const changes = (await rowsOf("events", blocId)).map((e) => [e.type, JSON.parse(String(e.data)).change?.kind, JSON.parse(String(e.data)).change?.slug]);
+  assert.deepEqual(changes.filter(([, kind]) => kind === "field.retired"), [["bloc.updated", "field.retired", "field_2"]], "webhooks and streams are told");
   assert.equal((await server.call("DELETE", `/api/admin/blocs/${blocId}/fields/field_2`)).status, 404, "retired already");
   assert.equal((await server.call("DELETE", `/api/admin/blocs/${blocId}/fields/field_9`)).status, 404);
   await assertCountersEqualRecount(server.ctx.store);
@@ -202,6 +204,8 @@ test("deleting a role takes its grants' effect away at once", async () => {
 
   const deleted = await server.call("DELETE", `/api/admin/roles/${roleId}`);
   assert.equal(deleted.status, 204, deleted.text);
+  const told = (await rowsOf("events", blocId)).map((e) => JSON.parse(String(e.data)).change).filter((c) => c?.kind === "role.deleted");
+  assert.deepEqual(told, [{ kind: "role.deleted", roleId }], "the bloc's access.updated event names the role");
   assert.equal((await add(blocId, { field_1: "y" }, member.token)).status, 403);
   assert.equal((await server.call("POST", "/api/get-data", { token: member.token, json: { blocId } })).status, 401);
   const roles = await server.call("GET", "/api/admin/roles");
