@@ -97,6 +97,8 @@ test("a retired field is refused by add-data and update-records, shown nowhere, 
   assert.equal(next.status, 201, next.text);
   assert.notEqual(next.json.slug, "field_2");
 
+  const changes = (await rowsOf("events", blocId)).map((e) => [e.type, JSON.parse(String(e.data)).change?.kind, JSON.parse(String(e.data)).change?.slug]);
+  assert.deepEqual(changes.filter(([, kind]) => kind === "field.retired"), [["bloc.updated", "field.retired", "field_2"]], "webhooks and streams are told");
   assert.equal((await server.call("DELETE", `/api/admin/blocs/${blocId}/fields/field_2`)).status, 404, "retired already");
   assert.equal((await server.call("DELETE", `/api/admin/blocs/${blocId}/fields/field_9`)).status, 404);
   await assertCountersEqualRecount(server.ctx.store);
@@ -210,6 +212,8 @@ test("deleting a role takes its grants' effect away at once", async () => {
 
   const deleted = await server.call("DELETE", `/api/admin/roles/${roleId}`);
   assert.equal(deleted.status, 204, deleted.text);
+  const told = (await rowsOf("events", blocId)).map((e) => JSON.parse(String(e.data)).change).filter((c) => c?.kind === "role.deleted");
+  assert.deepEqual(told, [{ kind: "role.deleted", roleId }], "the bloc's access.updated event names the role");
   assert.equal((await add(blocId, { field_1: "y" }, member.token)).status, 403);
   assert.equal((await server.call("POST", "/api/get-data", { token: member.token, json: { blocId } })).status, 401);
   const roles = await server.call("GET", "/api/admin/roles");
@@ -295,6 +299,25 @@ test("a backup taken after removals restores: retired fields stay retired, delet
     assert.deepEqual((await restored.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1"]);
     assert.deepEqual(await restored.retiredFieldSlugs(blocId), ["field_2"]);
     await assertCountersEqualRecount(restored);
+  } finally {
+    await restored.close();
+    await target.drop();
+  }
+});
+
+test("rows of a backup made before fields could be retired (no retired_at) restore as fields in use", async () => {
+  const blocId = await createBloc({ name: "Older", fields: [{ name: "A" }, { name: "B" }] });
+  const old = (rows: Row[]): Row[] => rows.map(({ retired_at: _dropped, ...row }) => row);
+  const target = await freshDatabaseUrl(path.join(server.dir, "older"), "removals-older");
+  fs.mkdirSync(path.join(server.dir, "older"), { recursive: true });
+  const restored = await openStoreAt(target.url);
+  try {
+    await restored.importRows("blocs", (await allRows(server.ctx.store, "blocs")).filter((r) => r.id === blocId));
+    const fields = old((await allRows(server.ctx.store, "fields")).filter((r) => r.bloc_id === blocId));
+    assert.ok(fields.every((row) => !("retired_at" in row)));
+    await restored.importRows("fields", fields);
+    assert.deepEqual((await restored.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1", "field_2"]);
+    assert.deepEqual(await restored.retiredFieldSlugs(blocId), []);
   } finally {
     await restored.close();
     await target.drop();

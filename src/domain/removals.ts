@@ -13,6 +13,16 @@ import { changeWithEvent, configChanged } from "./events.js";
  * goes with its memberships and grants; a module only once no bloc belongs to it.
  */
 
+/** Whether an autogenerate format still reads with only these fields (a `{seq:N by slug}` names one of them). */
+function formatHolds(format: string, slugs: readonly string[]): boolean {
+  try {
+    parseFormat(format, slugs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Retires a field: add-data and update-records refuse it, and no listing, report or form
  * shows it; the values records hold stay in the records and their history. Refused for a
@@ -27,10 +37,8 @@ export async function retireField(ctx: Context, blocId: string, slug: string): P
     throw new ConflictError(`${slug} filters records by user profile: set applyProfileFilter to false before retiring it, `
       + "or its records would show to users it hides them from");
   }
-  const others = bloc.fields.filter((f) => f.slug !== slug).map((f) => f.slug);
-  const counting = bloc.fields.filter((f) => f.type === "autogenerate" && f.slug !== slug && (() => {
-    try { parseFormat(f.format!, others); return false; } catch { return true; }
-  })());
+  const others = bloc.fields.filter((f) => f.slug !== slug);
+  const counting = others.filter((f) => f.type === "autogenerate" && !formatHolds(f.format!, others.map((o) => o.slug)));
   if (counting.length > 0) {
     throw new ConflictError(`${counting.map((f) => f.slug).join(", ")} counts by ${slug} in its format: change that format before retiring ${slug}`);
   }
