@@ -127,7 +127,7 @@ function badBodies(route: RouteSpec, rng: Prng, world: World): { name: string; b
         generic(),
         { name: "missing-url", body: { blocs: base.blocs } },
         { name: "bad-url", body: { ...base, url: rng.pick<unknown>(["", "ftp://x.example/", "not a url", "//x", 5, null, [], {}, `http://x.example/${"x".repeat(3000)}`]) } },
-        { name: "bad-events", body: { ...base, events: rng.pick<unknown>([[], ["record.purged"], "record.added", [1], [null], ["RECORD.ADDED"], {}]) } },
+        { name: "bad-events", body: { ...base, events: rng.pick<unknown>([[], ["record.removed"], "record.added", [1], [null], ["RECORD.ADDED"], {}]) } },
         { name: "bad-blocs", body: { ...base, blocs: rng.pick<unknown>([[], [unknownBlocId(rng, world)], "x", [1.5], [null], [{}], Array.from({ length: 1001 }, () => world.main.id)]) } },
         { name: "bad-secret", body: { ...base, secret: rng.pick<unknown>(["short", "with a space 123456", "x".repeat(257), "é".repeat(20), 5, null, []]) } },
       ]);
