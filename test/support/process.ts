@@ -36,7 +36,10 @@ export interface Running {
  */
 export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY, waitMs = 15_000): Promise<Running> {
   const child = spawn(process.execPath, [entry], {
-    cwd, env: { ...inheritedEnv(), PORT: "0", BLOC_LOG_LEVEL: "warn", ...env }, stdio: ["ignore", "pipe", "pipe"],
+    // A 30 s store deadline, as test/support/server.ts gives in-process servers: on a loaded
+    // two-core machine a group commit has outlasted the 5 s production default (tests of the
+    // deadline set their own).
+    cwd, env: { ...inheritedEnv(), PORT: "0", BLOC_LOG_LEVEL: "warn", BLOC_STORE_TIMEOUT_MS: "30000", ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
   return new Promise((resolve, reject) => {
     let output = "";
