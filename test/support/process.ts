@@ -3,6 +3,7 @@ import crypto from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { after } from "node:test";
 import { fileURLToPath } from "node:url";
 import { freshDatabaseUrl, testFileLabel } from "./database.js";
 
@@ -20,6 +21,21 @@ function inheritedEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
   delete env.DATABASE_URL;
   return env;
+}
+
+/** Children not yet exited: a test that fails between starting one and stopping it leaves it running. */
+const children = new Set<ChildProcess>();
+// Under `node --test`, whatever a failed test left running is killed once the file's tests
+// end: a live child keeps the file's process (and so the whole run) waiting forever.
+if (process.env.NODE_TEST_CONTEXT !== undefined) {
+  after(() => {
+    for (const child of children) child.kill("SIGKILL");
+  });
+}
+
+function track(child: ChildProcess): void {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
 }
 
 export interface Running {
@@ -41,6 +57,7 @@ export function startProcess(env: Record<string, string>, cwd: string, entry = S
     // deadline set their own).
     cwd, env: { ...inheritedEnv(), PORT: "0", BLOC_LOG_LEVEL: "warn", BLOC_STORE_TIMEOUT_MS: "30000", ...env }, stdio: ["ignore", "pipe", "pipe"],
   });
+  track(child);
   return new Promise((resolve, reject) => {
     let output = "";
     const timer = setTimeout(() => { child.kill(); reject(new Error(`no listening line in ${waitMs / 1000} s: ${output}`)); }, waitMs);
@@ -69,6 +86,7 @@ export function runToEnd(
   entry: string, args: readonly string[], env: Record<string, string>, cwd: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [entry, ...args], { cwd, env: { ...inheritedEnv(), ...env } });
+  track(child);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (c: Buffer) => { stdout += c.toString(); });
