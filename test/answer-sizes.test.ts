@@ -9,7 +9,7 @@ import { PAGE_BYTES } from "../src/domain/records.js";
 /*
  * Finding 3: every answer's size is bounded whatever the records hold. Old records may
  * hold values of any size (the value limit applies to new writes only), so these are
- * seeded straight through the store. The bounds (README "Answer sizes"):
+ * seeded straight through the store. The bounds (docs/endpoints.md, "Answer sizes"):
  * - fieldCounts never lists a value longer than LISTED_VALUE_MAX characters, takes at
  *   most FIELD_COUNTS_FIELD_BYTES per field and FIELD_COUNTS_BYTES in all, and names in
  *   `fieldCountsPartial` each field whose listing leaves values out; counts stay exact;

@@ -6,7 +6,7 @@ import { rawRequest, type RawReply } from "./support/raw-http.js";
 
 /**
  * Issue 9: the body limit (BLOC_MAX_BODY_BYTES → 413, one text everywhere, the connection
- * closed when the body was not read) and the content-type rule (README: JSON, a body
+ * closed when the body was not read) and the content-type rule (docs/endpoints.md: JSON, a body
  * without a type read as JSON, multipart for add-data only, anything else 415), over a
  * bare socket that sends its whole body before reading, as Python's `requests` does.
  */

@@ -120,11 +120,11 @@ test("a bad value stops npm start with one line naming the variable", async () =
   }
 });
 
-test("every setting src/config.ts reads has its row in README's configuration table", async () => {
+test("every setting src/config.ts reads has its row in docs/configuration.md's table", async () => {
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
   const source = await fs.readFile(path.join(root, "src/config.ts"), "utf8");
-  const readme = await fs.readFile(path.join(root, "README.md"), "utf8");
+  const guide = await fs.readFile(path.join(root, "docs/configuration.md"), "utf8");
   const names = new Set([...source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)|"((?:BLOC_)[A-Z0-9_]+)"/g)].map((m) => m[1] ?? m[2]!));
   assert.ok(names.has("BLOC_EVENT_STREAMS_PER_USER") && names.has("PORT"), "the settings are found in the source");
-  for (const name of names) assert.match(readme, new RegExp(`^\\| [^|]*\`${name}\``, "m"), `${name} is in README's configuration table`);
+  for (const name of names) assert.match(guide, new RegExp(`^\\| [^|]*\`${name}\``, "m"), `${name} is in docs/configuration.md's table`);
 });

@@ -68,8 +68,8 @@ test("the unit runs this service's entry point, with settings it accepts, and ou
   assert.ok(fs.existsSync(path.join(root, exec[2]!)), `${exec[2]} is the compiled server`);
   const env = unitEnvironment(unit);
   assert.ok(Object.keys(env).length >= 4);
-  const readme = fs.readFileSync(path.join(root, "README.md"), "utf8");
-  for (const name of Object.keys(env)) assert.match(readme, new RegExp(`^\\| [^|]*\`${name}\``, "m"), `${name} is in README's configuration table`);
+  const configuration = fs.readFileSync(path.join(root, "docs/configuration.md"), "utf8");
+  for (const name of Object.keys(env)) assert.match(configuration, new RegExp(`^\\| [^|]*\`${name}\``, "m"), `${name} is in docs/configuration.md's table`);
   // readConfig throws on a value the service would refuse at start-up.
   const config = readConfig(env);
   assert.equal(config.host, "127.0.0.1", "behind the proxy, the service listens on this machine only");

@@ -191,7 +191,7 @@ describe("unsupported content types", () => {
     });
   }
 
-  test("JSON sent as text/plain is refused (415), as the README says", async () => {
+  test("JSON sent as text/plain is refused (415), as docs/endpoints.md says", async () => {
     const reply = await plain.call("POST", "/api/add-data", {
       body: JSON.stringify({ scanStationID: blocs.get(plain), dataToAdd: { field_1: "plain" } }),
       headers: { "content-type": "text/plain" },

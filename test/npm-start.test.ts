@@ -9,7 +9,7 @@ import { refused } from "./support/in-flight.js";
 import { freshWorkspace } from "./support/process.js";
 
 /**
- * `npm start &` then `kill $!` (the README's monitoring example) must stop the service.
+ * `npm start &` then `kill $!` (docs/operations.md's monitoring example) must stop the service.
  * npm (10 and 11) passes SIGTERM to its own child only; when that child was the `sh -c`
  * that runs the script, the shell died and node, re-parented, went on serving. The start
  * script now execs node, so npm's child is the server itself.

@@ -7,15 +7,18 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { testEngine } from "./support/database.js";
+import { fencedBlocks } from "./support/markdown.js";
 import { SERVER_ENTRY, startProcess } from "./support/process.js";
 
 /*
- * The README's examples, run as a new user runs them: every ```sh block, in the order the
- * README gives them, in one bash session (so the shell variables one block sets serve the
- * next), in a fresh folder where a server runs on the default store (SQLite under ./data,
- * as `npm start` uses it). Blocks fenced ```shell are shown, not run: the two commands
- * that install and start the service (this test stands in for them) and moves between
- * machines that cannot exist here.
+ * The examples of the README and of its guides, run as a new user runs them: every ```sh
+ * block of README.md, then of each guide in docs/ in the order the README's "Guides" lists
+ * it (a guide's examples use what the README's first record and the guides before it made,
+ * and say so at its top), in one bash session (so the shell variables one block sets serve
+ * the next), in a fresh folder where a server runs on the default store (SQLite under
+ * ./data, as `npm start` uses it). Blocks fenced ```shell are shown, not run: the two
+ * commands that install and start the service (this test stands in for them), moves
+ * between machines that cannot exist here, and the benchmark.
  *
  * Substitutions, and only these: `localhost:8080` becomes the test server's address and
  * port 8081 (a second server some examples start) a free port (either may be taken here);
@@ -29,21 +32,36 @@ import { SERVER_ENTRY, startProcess } from "./support/process.js";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 interface Block {
+  /** The page it is on, from the checkout's root: README.md or docs/<guide>.md. */
+  readonly page: string;
   readonly line: number;
   readonly text: string;
 }
 
-/** The README's ```sh blocks, in order, with the line each starts on. */
-function runnableBlocks(markdown: string): Block[] {
+/** The pages whose examples run, in order: the README, then the guides in the order its "Guides" section lists them. */
+async function examplePages(): Promise<string[]> {
+  const readme = await fs.readFile(path.join(root, "README.md"), "utf8");
+  const section = /^## Guides\n[\s\S]*?(?=^## |(?![\s\S]))/m.exec(readme);
+  assert.ok(section, "the README has a section \"Guides\"");
+  const guides = [...new Set([...section[0].matchAll(/\]\((docs\/[\w-]+\.md)\)/g)].map((match) => match[1]!))];
+  // A guide with examples the README does not link would never run: say so rather than skip it.
+  for (const name of await fs.readdir(path.join(root, "docs"))) {
+    if (!name.endsWith(".md")) continue;
+    const page = `docs/${name}`;
+    const runnable = fencedBlocks(await fs.readFile(path.join(root, page), "utf8"), page).some((block) => block.info === "sh");
+    assert.ok(!runnable || guides.includes(page), `${page} holds examples but the README does not link it`);
+  }
+  return ["README.md", ...guides];
+}
+
+/** The pages' ```sh blocks, in order, with the page and line each starts on. */
+async function runnableBlocks(pages: readonly string[]): Promise<Block[]> {
   const blocks: Block[] = [];
-  const lines = markdown.split("\n");
-  for (let i = 0; i < lines.length; i += 1) {
-    const fence = /^(`{3,})(.*)$/.exec(lines[i]!);
-    if (!fence) continue;
-    const end = lines.findIndex((line, k) => k > i && line.startsWith(fence[1]!) && line.trim() === fence[1]);
-    assert.ok(end > i, `README line ${i + 1}: a code block that never closes`);
-    if (fence[2]!.trim() === "sh") blocks.push({ line: i + 1, text: lines.slice(i + 1, end).join("\n") });
-    i = end;
+  for (const page of pages) {
+    const markdown = await fs.readFile(path.join(root, page), "utf8");
+    for (const block of fencedBlocks(markdown, page)) {
+      if (block.info === "sh") blocks.push({ page, line: block.line, text: block.text });
+    }
   }
   return blocks;
 }
@@ -69,13 +87,19 @@ function runBash(script: string, cwd: string): Promise<{ code: number | null; ou
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, output })));
 }
 
-test("the README's examples run as written, in order, on a fresh store", {
-  skip: testEngine() === "postgres" ? "the README's examples use the default store, SQLite; the SQLite run covers them" : false,
-  timeout: 180_000,
+test("the examples of the README and of every guide run as written, in order, on a fresh store", {
+  skip: testEngine() === "postgres" ? "the examples use the default store, SQLite; the SQLite run covers them" : false,
+  // About 160 s on a busy 2-core machine.
+  timeout: 360_000,
 }, async () => {
-  const readme = await fs.readFile(path.join(root, "README.md"), "utf8");
-  const blocks = runnableBlocks(readme);
+  const pages = await examplePages();
+  const blocks = await runnableBlocks(pages);
   assert.ok(blocks.length >= 10, `only ${blocks.length} runnable blocks found`);
+  assert.ok(blocks.some((block) => block.page === "README.md"), "the README's first record runs");
+  // The guides whose examples used to be the README's: each must be found and run.
+  for (const page of ["docs/admin-and-access.md", "docs/endpoints.md", "docs/client-and-cli.md", "docs/events.md", "docs/console.md", "docs/blocs-and-fields.md", "docs/operations.md"]) {
+    assert.ok(blocks.some((block) => block.page === page), `${page}'s examples run`);
+  }
   const cwd = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-readme-"));
   await fs.mkdir(path.join(cwd, "node_modules"));
   await fs.symlink(root, path.join(cwd, "node_modules", "bloc-data-service"), "dir");
@@ -94,17 +118,17 @@ test("the README's examples run as written, in order, on a fresh store", {
       `npm() { if [ "$1" = start ]; then exec node ${JSON.stringify(SERVER_ENTRY)}; else command npm "$@"; fi; }`,
       ...blocks.map((block) => [
         // On a line of its own: an answer printed by curl ends without a line feed.
-        `printf '\\n%s\\n' ${JSON.stringify(`### README.md line ${block.line}`)}`,
+        `printf '\\n%s\\n' ${JSON.stringify(`### at ${block.page} line ${block.line}`)}`,
         block.text.replaceAll("localhost:8080", address).replaceAll("localhost:8081", `127.0.0.1:${second}`)
           .replaceAll("PORT=8081", `PORT=${second}`),
       ].join("\n")),
-      "printf '\\n### README done\\n'",
+      "printf '\\n### all examples done\\n'",
     ].join("\n");
     const { code, output } = await runBash(script, cwd);
-    const last = output.split("\n").filter((line) => line.startsWith("### README")).pop();
-    assert.equal(code, 0, `the block after "${last}" failed (exit ${code}):\n${output.slice(-4000)}`);
-    assert.equal(last, "### README done");
-    assert.equal(output.split("\n").filter((line) => line.startsWith("### README.md line")).length, blocks.length);
+    const markers = output.split("\n").filter((line) => line.startsWith("### at ") || line === "### all examples done");
+    assert.equal(code, 0, `the block after "${markers.at(-1)}" failed (exit ${code}):\n${output.slice(-4000)}`);
+    assert.equal(markers.at(-1), "### all examples done");
+    assert.equal(markers.length, blocks.length + 1);
     // What the examples promise in their comments, checked on their output.
     assert.match(output, /"returnedStationID":\s*\d+/);
     assert.match(output, /"updated_record_ids":\s*\[\d+/);

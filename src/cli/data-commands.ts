@@ -30,7 +30,8 @@ and --token (or BLOC_TOKEN). Progress bars go to stderr, only when it is a termi
                                                    update every record matching all --where values
   delete <blocId> --where slug=value...            delete every record matching all --where values (the
                                                    slug service_entry_row_id names one record by its ID);
-                                                   an admin can restore each (admin API, README)
+                                                   an admin can restore each (admin API,
+                                                   docs/endpoints.md)
   login --email E                                  sign in with a password (BLOC_PASSWORD, else the first line
                                                    of stdin); prints {"token","expiresAt","user"}
 

@@ -7,7 +7,7 @@
  * apostrophe alone would leave `=1+1` a cell of its own. A piece that already starts with
  * an apostrophe gets one too, so the rule can be undone exactly: a reader that wants the
  * stored value removes each `'` that starts the cell or follows one of those separators
- * (the client's `unguardCsvCell` does; the README says so).
+ * (the client's `unguardCsvCell` does; docs/endpoints.md says so).
  */
 const RISKY_PIECE = /(?:^|[,;\t\r\n])[=+\-@\t\r']/;
 const RISKY_START = /(?<=^|[,;\t\r\n])(?=[=+\-@\t\r'])/g;

@@ -7,7 +7,7 @@ import { getBloc } from "./blocs.js";
 import { changeWithEvent, configChanged } from "./events.js";
 
 /*
- * Undoing what an admin made (README, "Removing things"): a field is retired, not
+ * Undoing what an admin made (docs/blocs-and-fields.md, "Removing things"): a field is retired, not
  * deleted, so that its slug is never given again and records keep its values; a bloc is
  * deleted with everything it holds, only when asked to take its records along; a role
  * goes with its memberships and grants; a module only once no bloc belongs to it.

@@ -1,5 +1,5 @@
 /**
- * The content-type rule, in one place (README "Content types"):
+ * The content-type rule, in one place (docs/endpoints.md, "Content types"):
  * - JSON is `application/json` or any `application/<name>+json` (`application/vnd.api+json`,
  *   `application/merge-patch+json`), with no charset or a UTF-8 one: JSON is UTF-8 (RFC 8259).
  * - A body without a Content-Type is read as JSON: the spec's clients send JSON and some

@@ -3,7 +3,7 @@ import type { FastifyHttpOptions, FastifyReply } from "fastify";
 import type { Config } from "../config.js";
 import { clientErrorHandler, loggerOptions, newRequestId } from "./logging.js";
 
-/** What the HTTP layer reads from the configuration (README, Configuration). */
+/** What the HTTP layer reads from the configuration (docs/configuration.md). */
 export type AppOptions = Pick<Config,
   "debug" | "logLevel" | "maxFileBytes" | "maxBodyBytes" | "maxResultLimit" | "maxReportPage" | "maxParts" |
   "requestTimeoutMs" | "uploadTimeoutMs" | "headersTimeoutMs" | "idleTimeoutMs" | "rateLimit" |

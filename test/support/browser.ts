@@ -44,7 +44,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 /**
- * A PNG of the page for the README, under docs/screenshots/ with a fixed name. Written on
+ * A PNG of the page for docs/console.md, under docs/screenshots/ with a fixed name. Written on
  * the SQLite run only (the PostgreSQL run takes it too, and checks it, into memory), so
  * that one run per CI rewrites the committed files, with the same bytes when nothing
  * changed. Parts that differ between runs (times, token IDs, a secret) are masked.

@@ -44,7 +44,7 @@ export function getDataRoute(app: FastifyInstance, ctx: Context, maxResultLimit:
       result.records.forEach((record, index) => { data[String(index)] = recordView(result.bloc, record); });
       data.count = result.count;
       data.fieldCounts = result.fieldCounts.listed;
-      // Only when a listing leaves values out (too many, too long, or past the byte budget): see README "Answer sizes".
+      // Only when a listing leaves values out (too many, too long, or past the byte budget): see docs/endpoints.md, "Answer sizes".
       if (result.fieldCounts.partial.length > 0) data.fieldCountsPartial = result.fieldCounts.partial;
       data.countLimitInfo = result.countLimitInfo;
       data.fieldNames = Object.fromEntries(result.bloc.fields.map((field) => [field.slug, field.name]));

@@ -116,7 +116,7 @@ export const GetDataAnswer = Type.Object({
   data: Type.Object({
     count: Type.Integer({ description: "every matching record, not only this page's" }),
     fieldCounts: Counts,
-    fieldCountsPartial: Type.Optional(Type.Array(Type.String(), { description: "fields whose fieldCounts leave values out (README, Answer sizes); absent when none" })),
+    fieldCountsPartial: Type.Optional(Type.Array(Type.String(), { description: "fields whose fieldCounts leave values out (docs/endpoints.md, Answer sizes); absent when none" })),
     countLimitInfo: CountLimitInfo,
     fieldNames: Type.Record(Type.String(), Type.String(), { description: "field slug → display name" }),
   }, {
