@@ -275,7 +275,7 @@ describe("autogenerate across two server processes on one SQLite file", () => {
 
   test("200 concurrent adds split across both processes give INV-00001 … INV-00200, with pre-filled conflicts reported", async () => {
     const { urls, admin } = pair;
-    const created = await call(urls[0]!, "POST", "/api/admin/blocs", {
+    const created = await call(urls[0], "POST", "/api/admin/blocs", {
       token: admin, json: { name: "Shared", fields: [{ name: "Number", type: "autogenerate", format: "INV-{seq:5}" }, { name: "Note" }] },
     });
     assert.equal(created.status, 201, created.text);
@@ -287,7 +287,7 @@ describe("autogenerate across two server processes on one SQLite file", () => {
     })));
     for (const reply of replies) assert.equal(reply.status, 200, reply.text);
 
-    const read = await call(urls[1]!, "GET", "/api/get-data", { token: admin, json: { blocId: bloc, resultLimit: 1000 } });
+    const read = await call(urls[1], "GET", "/api/get-data", { token: admin, json: { blocId: bloc, resultLimit: 1000 } });
     assert.equal(read.status, 200, read.text);
     assert.equal(read.json.data.count, 200);
     const byId = new Map<number, string>();

@@ -54,7 +54,7 @@ export function toStatus(where: string, value: unknown): number {
 }
 
 /** A file received before the record exists, already stored by content. */
-export interface UploadedFile extends Omit<NewFile, "ref"> {}
+export type UploadedFile = Omit<NewFile, "ref">;
 
 export interface AddRecordInput {
   readonly blocId: string;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { FIRST_VIEW, PAGE_SIZES, type Filters, type ViewQuery } from "./view-query.js";
+import { FIRST_VIEW, PAGE_SIZES, type ViewQuery } from "./view-query.js";
 
 /*
  * The data view's query lives in the URL's fragment, after the route
@@ -45,7 +45,7 @@ export function hashWithQuery(path: string, query: ViewQuery): string {
   if (query.to) params.set("to", query.to);
   if (query.order !== FIRST_VIEW.order) params.set("order", query.order);
   if (query.size !== FIRST_VIEW.size) params.set("size", String(query.size));
-  for (const [slug, values] of Object.entries(query.filters as Filters)) {
+  for (const [slug, values] of Object.entries(query.filters)) {
     for (const value of values) params.append(`${FILTER}${slug}`, value);
   }
   if (query.page !== FIRST_VIEW.page) params.set("page", String(query.page));

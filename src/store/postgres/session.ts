@@ -97,6 +97,7 @@ export class Session {
     try {
       this.begin();
       const result = await work(this);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own rejection, passed on as it came
       if (this.failure !== undefined) throw this.failure;
       // Checked before COMMIT is sent: on a lost connection it would go nowhere, or to another's.
       if (this.lost) throw new StoreUnavailableError();
@@ -158,6 +159,7 @@ export class Session {
     this.unitLocks = new Set();
     try {
       const result = await work();
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own rejection, passed on as it came
       if (this.failure !== undefined) throw this.failure;
       for (const blocId of this.unitLocks) this.locked.add(blocId);
       // Keeps the nesting flat; its answer is checked with the next statement's.
