@@ -14,7 +14,7 @@ import { addOnce, idempotentRequest } from "./idempotency.js";
 import { checkJob } from "./modules.js";
 import { countLimitInfo, periodStart, type CountLimitInfo } from "./scan-limit.js";
 import { countRecords, countValues, listRecords } from "./record-queries.js";
-import { insertRecord, updateRecords as updateMatching, type Replacement, type UniqueKey } from "./record-writes.js";
+import { insertRecord, updateRecords as updateMatching, type AddedRecord, type UniqueKey } from "./record-writes.js";
 import { checkFieldCount, checkValueSize, ownValue, toStoredValue, type RecordLimits } from "./values.js";
 
 function fieldOf(bloc: Bloc, where: string, slug: string): Field {
@@ -64,12 +64,6 @@ export interface AddRecordInput {
   readonly files: readonly UploadedFile[];
   /** The client's Idempotency-Key: a repeat of the request answers what the first one did. */
   readonly idempotencyKey?: string | undefined;
-}
-
-export interface AddedRecord {
-  readonly id: number;
-  /** Auto-generated values the server chose in place of ones the client sent. */
-  readonly autogenerateReplacements: readonly Replacement[];
 }
 
 export async function addRecord(ctx: Context, principal: Principal, input: AddRecordInput): Promise<AddedRecord> {
