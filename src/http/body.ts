@@ -1,8 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import {
-  MalformedBodyError, PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError,
-} from "../domain/errors.js";
+import { MalformedBodyError } from "../domain/errors.js";
+import { PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError } from "./http-errors.js";
 import { isPlainObject } from "../domain/values.js";
 import { bodyKind, JSON_TYPES_TEXT } from "./content-type.js";
 import type { Params } from "./params.js";
