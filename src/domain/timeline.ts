@@ -39,7 +39,7 @@ export interface TimeBucket {
   readonly count: number;
 }
 
-export function bucketsOf(from: string, to: string, unit: TimeUnit): { start: string; end: string }[] {
+function bucketsOf(from: string, to: string, unit: TimeUnit): { start: string; end: string }[] {
   const buckets: { start: string; end: string }[] = [];
   for (let day = from; day <= to; day = addDays(day, 1)) {
     if (unit === "day") {

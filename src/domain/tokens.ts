@@ -10,7 +10,7 @@ import { MAX_SECRET_LENGTH } from "../config.js";
 const PREFIX = "bds_";
 
 /** 32 random bytes; the prefix lets secret scanners recognise a leaked token. */
-export function generateSecret(): string {
+function generateSecret(): string {
   return PREFIX + crypto.randomBytes(32).toString("base64url");
 }
 
@@ -19,7 +19,7 @@ export function hashSecret(secret: string): string {
 }
 
 /** Whether the clock has read `stamp`, as an instant: text comparison would revive a token for the hour the clocks go back. */
-export function hasPassed(ctx: ConfigContext, stamp: Timestamp): boolean {
+function hasPassed(ctx: ConfigContext, stamp: Timestamp): boolean {
   return ctx.now.reaches(stamp) <= ctx.now.instant();
 }
 

@@ -18,7 +18,7 @@ export function tooLarge(limit: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`The request body is larger than ${limit} bytes (BLOC_MAX_BODY_BYTES)`);
 }
 
-export function tooSlow(timeoutMs: number): RequestTimeoutError {
+function tooSlow(timeoutMs: number): RequestTimeoutError {
   return new RequestTimeoutError(`The request body did not arrive within ${timeoutMs} ms (BLOC_REQUEST_TIMEOUT_MS)`);
 }
 

@@ -13,7 +13,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const FILTER = "f.";
 
 /** The query the fragment's `?…` part describes; anything unreadable falls back to the default. */
-export function queryOfHash(hash: string): ViewQuery {
+function queryOfHash(hash: string): ViewQuery {
   const at = hash.indexOf("?");
   if (at === -1) return FIRST_VIEW;
   const params = new URLSearchParams(hash.slice(at + 1));
@@ -39,7 +39,7 @@ export function queryOfHash(hash: string): ViewQuery {
 }
 
 /** The fragment for `route` (its path, "#/bloc/scans") with the query's non-default parts. */
-export function hashWithQuery(path: string, query: ViewQuery): string {
+function hashWithQuery(path: string, query: ViewQuery): string {
   const params = new URLSearchParams();
   if (query.from) params.set("from", query.from);
   if (query.to) params.set("to", query.to);
