@@ -8,7 +8,7 @@ import { freshDatabaseUrl } from "./support/database.js";
 
 /**
  * A group commit's units share one transaction. On PostgreSQL a unit's insert is sent
- * without waiting for its answer (src/store/postgres/session.ts), so the unit may be
+ * without waiting for its answer (src/store/postgres/write-transaction.ts), so the unit may be
  * over before PostgreSQL refuses it. Whatever the engine, a unit answered as a success
  * must be in the database afterwards, and a refused one must not be.
  */

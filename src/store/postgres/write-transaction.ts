@@ -34,7 +34,7 @@ interface RawConnection {
  * on a connection the pool has since reopened for another. PostgreSQL rolls back what
  * it held.
  */
-export class Session {
+export class WriteTransaction {
   /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
   wroteConfig = false;
   readonly db: Db;
@@ -74,8 +74,8 @@ export class Session {
    * its connection is cut, so that it can never commit afterwards (a COMMIT already sent
    * may still have committed: the client cannot know, and Idempotency-Key makes its retry safe).
    */
-  static async run<T>(pool: Pg, work: (session: Session) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans): Promise<T> {
-    let session: Session | undefined;
+  static async run<T>(pool: Pg, work: (session: WriteTransaction) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans): Promise<T> {
+    let session: WriteTransaction | undefined;
     let abandoned = false;
     return deadline.run(async () => {
       const conn = await pool.reserve();
@@ -84,7 +84,7 @@ export class Session {
         conn.release();
         throw new StoreUnavailableError();
       }
-      session = new Session(conn, orphans);
+      session = new WriteTransaction(conn, orphans);
       return session.complete(work);
     }, () => {
       abandoned = true;
@@ -92,7 +92,7 @@ export class Session {
     });
   }
 
-  private async complete<T>(work: (session: Session) => Promise<T>): Promise<T> {
+  private async complete<T>(work: (session: WriteTransaction) => Promise<T>): Promise<T> {
     let sound = false;
     try {
       this.begin();
