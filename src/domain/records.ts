@@ -13,7 +13,7 @@ import { checkValues } from "./field-rules.js";
 import { addOnce, idempotentRequest } from "./idempotency.js";
 import { checkJob } from "./modules.js";
 import { countLimitInfo, periodStart, type CountLimitInfo } from "./scan-limit.js";
-import { countRecords, countValues, listRecords } from "./record-queries.js";
+import { countVisibleRecords, countValues, listVisibleRecords } from "./record-queries.js";
 import { insertRecord, updateRecords as updateMatching, type AddedRecord, type UniqueKey } from "./record-writes.js";
 import { checkFieldCount, checkValueSize, ownValue, toStoredValue, type RecordLimits } from "./values.js";
 
@@ -185,10 +185,10 @@ export async function readRecords(ctx: Context, principal: Principal, input: Rea
   const slugs = bloc.fields.map((field) => field.slug);
   // One snapshot: the page, its count, its value counts and the scan-limit state agree.
   const [records, count, values, limitInfo] = await ctx.store.snapshot((view) => Promise.all([
-    listRecords(view, filter, {
+    listVisibleRecords(view, filter, {
       order: input.order, limit: input.limit, offset: (input.page - 1) * input.limit, maxBytes: PAGE_BYTES,
     }),
-    countRecords(view, filter),
+    countVisibleRecords(view, filter),
     countValues(view, filter, slugs, valuesToRead(ctx.fieldCountsLimit)),
     countLimitInfo(view, ctx.now(), bloc, visibility),
   ]));

@@ -1,4 +1,4 @@
-import type { Bloc, Visibility } from "../model.js";
+import { profileSlugs, type Bloc, type Visibility } from "../model.js";
 import type { Timestamp } from "../clock.js";
 import { DAY_END, DAY_START, addDays, lastDayOf, mondayOf } from "../calendar.js";
 import { ownValue } from "../values.js";
@@ -64,7 +64,7 @@ export interface Layout {
 export function layoutOf(bloc: Pick<Bloc, "fields">): Layout {
   return {
     slugs: bloc.fields.map((f) => f.slug),
-    profileSlugs: bloc.fields.filter((f) => f.applyProfileFilter).map((f) => f.slug),
+    profileSlugs: profileSlugs(bloc),
   };
 }
 
