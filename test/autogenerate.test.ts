@@ -189,9 +189,15 @@ describe("autogenerate and update-records", () => {
   test("a record's own generated value may be sent back unchanged", async () => {
     const bloc = await autoBloc("INV-{seq:5}", [{ name: "Note" }]);
     const first = await add(bloc, {});
-    await add(bloc, {});
+    const second = await add(bloc, {});
     const reply = await update(bloc, { field_1: "INV-00001", field_2: "checked" }, first.json.returnedStationID as number);
     assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(reply.json.updated_record_ids, [first.json.returnedStationID]);
+    const stored = await storedRecords(server, bloc);
+    assert.deepEqual(stored.map((r) => [r.id, r.values.field_1, r.values.field_2 ?? ""]).sort(), [
+      [first.json.returnedStationID, "INV-00001", "checked"],
+      [second.json.returnedStationID, "INV-00002", ""],
+    ].sort(), "the record keeps its number and takes the note; the other record is untouched");
   });
 
   test("{seq:4 by field_2}: sending back a record's own value is accepted though another group holds the same number", async () => {
