@@ -36,7 +36,7 @@ export function eventsCpuRatio(run: EventsRun): number {
   return median(run.cpuWithout) / median(run.cpuWith);
 }
 
-async function json(url: string, method: string, token: string, body?: unknown): Promise<{ status: number; json: any }> {
+async function json(url: string, method: string, token: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(url, {
     method, headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -85,7 +85,7 @@ export async function measureEvents(api: (p: string) => string, admin: string, b
       delivered += after.delivered - before.delivered;
       streamed += after.streamed - before.streamed;
       await fetch(`${receiver.url}/stream`, { method: "DELETE" });
-      await json(api(`/api/admin/webhooks/${hook.json.id}`), "DELETE", admin);
+      await json(api(`/api/admin/webhooks/${(hook.json as { id: string }).id}`), "DELETE", admin);
     }
   } finally {
     await receiver.stop();

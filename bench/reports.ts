@@ -1,7 +1,7 @@
 import { readConfig } from "../src/config.js";
 import { openContext } from "../src/open-context.js";
 import { BATCH, BATCH_BYTES, columnsOf } from "../src/domain/report.js";
-import { listRows } from "../src/domain/record-queries.js";
+import { listVisibleRows } from "../src/domain/record-queries.js";
 import type { RecordCursor } from "../src/domain/model.js";
 
 /**
@@ -20,7 +20,7 @@ export async function bareReadLoop(env: Record<string, string>, blocId: string):
     // Untimed, as the server's connections are warm: a few batches prepare the statements.
     let after: RecordCursor | undefined;
     for (let i = 0; i < 5; i += 1) {
-      const batch = await listRows(ctx.store, filter, { order: "oldest", limit: BATCH, offset: 0, after, maxBytes: BATCH_BYTES }, columns);
+      const batch = await listVisibleRows(ctx.store, filter, { order: "oldest", limit: BATCH, offset: 0, after, maxBytes: BATCH_BYTES }, columns);
       const last = batch[batch.length - 1];
       if (last) after = { createdAt: last.createdAt, id: last.id };
     }
@@ -28,7 +28,7 @@ export async function bareReadLoop(env: Record<string, string>, blocId: string):
     const started = performance.now();
     let rows = 0;
     for (;;) {
-      const batch = await listRows(ctx.store, filter, { order: "oldest", limit: BATCH, offset: 0, after, maxBytes: BATCH_BYTES }, columns);
+      const batch = await listVisibleRows(ctx.store, filter, { order: "oldest", limit: BATCH, offset: 0, after, maxBytes: BATCH_BYTES }, columns);
       if (batch.length === 0) break;
       rows += batch.length;
       const last = batch[batch.length - 1]!;

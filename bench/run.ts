@@ -205,7 +205,10 @@ async function main(): Promise<void> {
       url: api("/api/add-data"), method: "POST", token: admin, connections: CONNECTIONS, seconds: SECONDS,
       body: { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
     }, () => {
-      if (pg) stopSampling = sampleSessions(pg.name).stop;
+      if (pg) {
+        const sampler = sampleSessions(pg.name);
+        stopSampling = () => sampler.stop();
+      }
     });
     const addWaits = stopSampling ? await stopSampling() : undefined;
     say(`add-data, a new record each time from ${MEMBERS} members in turn…`);

@@ -1,6 +1,25 @@
 import path from "node:path";
-import { MAX_SECRET_LENGTH } from "./domain/tokens.js";
-import { COUNTED_ABOVE } from "./domain/counting/keys.js";
+
+// This module imports nothing of the service: the domain takes the bounds and defaults
+// below from it, never the reverse.
+
+/**
+ * The longest bearer secret looked up. Issued secrets are 47 characters and
+ * BLOC_ADMIN_TOKEN is held to this bound, so a longer one names no token: it is
+ * refused without hashing it or asking the store (domain/tokens.ts).
+ */
+export const MAX_SECRET_LENGTH = 256;
+
+/**
+ * A counter scope with more records than this keeps counters of its values; a smaller one
+ * is counted from its records when read (at most this many; domain/counting/keys.ts).
+ * Measured in docs/performance.md: at 1,000,000 records of the benchmark's shape, 2,000
+ * keeps about six value rows per record and reads any piece it does not count in a few
+ * milliseconds. BLOC_COUNTED_ABOVE changes it (tests count small blocs' values that way);
+ * a database keeps what it counted under another setting: the setting decides only when a
+ * scope starts counting.
+ */
+export const COUNTED_ABOVE = 2000;
 
 export type IdStyle = "uuid" | "numeric";
 

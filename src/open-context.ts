@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { Config } from "./config.js";
 import { makeClock } from "./domain/clock.js";
 import type { Context } from "./domain/context.js";
-import { EventSignal } from "./domain/events.js";
+import { EventSignal } from "./domain/event-signal.js";
 import { ensureAdminToken } from "./domain/users.js";
 import { recountMissing } from "./domain/counting/recount.js";
 import { setCountingThreshold } from "./domain/counting/keys.js";

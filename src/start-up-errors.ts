@@ -10,7 +10,7 @@ function codeOf(error: unknown): string {
 }
 
 /** Why the server cannot listen on HOST:PORT; other errors as they are. */
-export function listenFailure(error: unknown, config: Pick<Config, "host" | "port">): unknown {
+export function listenFailure<E>(error: E, config: Pick<Config, "host" | "port">): E | ConfigError {
   const { host, port } = config;
   switch (codeOf(error)) {
     case "EADDRINUSE":

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { call } from "./support/http.js";
 import { freshWorkspace, startProcess, type Running } from "./support/process.js";
+import type { JsonBody } from "./support/json.js";
 
 test("grant, role, restriction, profile and token changes made through one process hold on the next request to another", async () => {
   // On SQLite the URL stays relative (sqlite:./shared/bloc.db): both processes resolve it to one file.
@@ -15,7 +16,7 @@ test("grant, role, restriction, profile and token changes made through one proce
     started.push(a);
     const b = await startProcess(env, cwd);
     started.push(b);
-    const viaA = async (method: string, p: string, json?: unknown): Promise<any> => {
+    const viaA = async (method: string, p: string, json?: unknown): Promise<JsonBody> => {
       const reply = await call(a.url, method, p, { token: admin, ...(json === undefined ? {} : { json }) });
       assert.ok(reply.status < 300, `${method} ${p}: ${reply.status} ${reply.text}`);
       return reply.json;

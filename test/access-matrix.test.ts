@@ -4,6 +4,7 @@ import ExcelJS from "exceljs";
 import { addBloc, startServer, type TestServer } from "./support/server.js";
 import { expiredTokenThroughApi } from "./support/expired-token.js";
 import { importRecords } from "../src/domain/record-writes.js";
+import type { JsonBody } from "./support/json.js";
 
 /**
  * Every identity the access rules know, against every endpoint, on blocs of over a
@@ -47,7 +48,7 @@ const identities: Identity[] = [];
 const blocs: Record<"main" | "profile" | "open" | "hidden", string> = { main: "", profile: "", open: "", hidden: "" };
 let cells = 0;
 
-async function admin(method: string, path: string, json?: unknown): Promise<any> {
+async function admin(method: string, path: string, json?: unknown): Promise<JsonBody> {
   const reply = await server.call(method, path, json === undefined ? {} : { json });
   assert.ok(reply.status < 300, `${method} ${path} answered ${reply.status} ${reply.text}`);
   return reply.json;
@@ -86,7 +87,7 @@ function expectedCounts(visible: readonly Seeded[]): Record<string, Record<strin
   return counts;
 }
 
-function assertRefusal(reply: { status: number; json: any }, status: number, key: string, text: string | undefined, what: string): void {
+function assertRefusal(reply: { status: number; json: JsonBody }, status: number, key: string, text: string | undefined, what: string): void {
   assert.equal(reply.status, status, `${what}: status`);
   assert.deepEqual(Object.keys(reply.json ?? {}), [key], `${what}: body key`);
   if (text !== undefined) assert.equal(reply.json[key], text, `${what}: text`);
@@ -225,7 +226,7 @@ test("reports (JSON and .xlsx) hold each identity exactly its rows", async () =>
         await workbook.xlsx.load(reply.body.buffer.slice(reply.body.byteOffset, reply.body.byteOffset + reply.body.byteLength) as ArrayBuffer);
         const sheet = workbook.worksheets[0]!;
         tags = [];
-        sheet.eachRow((row, n) => { if (n > 1) tags.push(String(row.getCell(3).value)); });
+        sheet.eachRow((row, n) => { if (n > 1) tags.push(row.getCell(3).text); });
       }
       assert.deepEqual(tags.sort(), seen(who).map((r) => r.tag).sort(), `${what}: rows`);
     }

@@ -132,10 +132,24 @@ describe("admin API: tokens", () => {
 
   test("a token authenticates its user", async () => {
     const blocId = await addBloc(server, "Token bloc", ["X"]);
-    await server.call("PUT", `/api/admin/blocs/${blocId}/access/${userId}`, { json: { read: true } });
-    const token = (await server.call("POST", `/api/admin/users/${userId}/tokens`, { json: {} })).json.token;
+    const added = await server.call("POST", "/api/add-data", { json: { scanStationID: blocId, dataToAdd: { field_1: "by the admin" } } });
+    assert.equal(added.status, 200, added.text);
+    const granted = await server.call("PUT", `/api/admin/blocs/${blocId}/access/${userId}`, { json: { read: true } });
+    assert.equal(granted.status, 200, granted.text);
+    const issued = await server.call("POST", `/api/admin/users/${userId}/tokens`, { json: {} });
+    assert.equal(issued.status, 201, issued.text);
+    const token: string = issued.json.token;
+
+    const me = await server.call("GET", "/api/me", { token });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.json.user.id, userId, "the token signs in the user it was issued to");
+    assert.equal(me.json.user.name, "Token owner");
     const reply = await server.call("GET", "/api/get-data", { json: { blocId }, token });
     assert.equal(reply.status, 200, reply.text);
+    assert.equal(reply.json.data.count, 1, "the user reads the bloc their grant opens");
+    assert.equal(reply.json.data["0"].field_1, "by the admin");
+    const forged = await server.call("GET", "/api/get-data", { json: { blocId }, token: token.slice(0, -1) + (token.endsWith("A") ? "B" : "A") });
+    assert.equal(forged.status, 401, "a token one character off authenticates nobody");
   });
 
   test("a token with a future expiresAt works; a past expiresAt is refused with 400 {error} (test/token-expiry.test.ts: expiry itself)", async () => {
@@ -394,7 +408,10 @@ describe("admin API: access grants", () => {
 
   test("a grant on one bloc gives nothing on another", async () => {
     const other = await addBloc(server, "Other", ["X"]);
-    await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { read: true } });
+    const put = await server.call("PUT", `/api/admin/blocs/${blocId}/access/${user.id}`, { json: { read: true } });
+    assert.equal(put.status, 200, put.text);
+    const granted = await server.call("GET", "/api/get-data", { json: { blocId }, token: user.token });
+    assert.equal(granted.status, 200, `the grant opens its own bloc: ${granted.text}`);
     const reply = await server.call("GET", "/api/get-data", { json: { blocId: other }, token: user.token });
     assert.equal(reply.status, 401, reply.text);
   });

@@ -4,6 +4,7 @@ import crypto from "node:crypto";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { keysOf } from "./support/fixtures.js";
 import type { GenerationCache } from "../src/store/generation-cache.js";
+import type { JsonBody } from "./support/json.js";
 
 /** Issue 11: the admin API lists users and a user's tokens (with their last use), never a secret or hash. */
 
@@ -23,7 +24,7 @@ after(async () => {
 
 const STAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
-async function tokensOf(userId: string): Promise<any[]> {
+async function tokensOf(userId: string): Promise<JsonBody[]> {
   const reply = await server.call("GET", `/api/admin/users/${userId}/tokens`);
   assert.equal(reply.status, 200, reply.text);
   assert.deepEqual(keysOf(reply.json), ["tokens"]);
@@ -46,7 +47,7 @@ describe("GET /api/admin/users", () => {
     const reply = await server.call("GET", "/api/admin/users");
     assert.equal(reply.status, 200, reply.text);
     assert.deepEqual(keysOf(reply.json), ["users"]);
-    const users: any[] = reply.json.users;
+    const users: JsonBody[] = reply.json.users;
     for (const user of users) assert.deepEqual(keysOf(user), ["disabled", "email", "id", "name", "profile", "role"]);
     assert.deepEqual(users.map((u) => u.role), ["admin", "member"]);
     assert.deepEqual(users[1], { id: member.id, name: "member", role: "member", profile: ["Dublin"], email: null, disabled: false });
@@ -76,12 +77,12 @@ describe("GET /api/admin/users/:userId/tokens", () => {
 
     const reply = await server.call("GET", `/api/admin/users/${userId}/tokens`);
     assert.equal(reply.status, 200, reply.text);
-    const tokens: any[] = reply.json.tokens;
+    const tokens: JsonBody[] = reply.json.tokens;
     // Oldest first; tokens issued in the same second, by ID.
     assert.deepEqual(tokens.map((t) => t.id), [...tokens].sort((a, b) =>
       a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : a.id < b.id ? -1 : 1).map((t) => t.id));
     assert.deepEqual(new Set(tokens.map((t) => t.id)), new Set([plain.json.id, scoped.json.id, revoked.json.id]));
-    const byId = (id: string): any => tokens.find((t) => t.id === id);
+    const byId = (id: string): JsonBody => tokens.find((t) => t.id === id);
     for (const t of tokens) {
       assert.deepEqual(keysOf(t), ["createdAt", "expiresAt", "id", "lastUsedAt", "name", "revokedAt", "scope", "userId"]);
       assert.match(t.createdAt, STAMP);

@@ -189,9 +189,15 @@ describe("autogenerate and update-records", () => {
   test("a record's own generated value may be sent back unchanged", async () => {
     const bloc = await autoBloc("INV-{seq:5}", [{ name: "Note" }]);
     const first = await add(bloc, {});
-    await add(bloc, {});
+    const second = await add(bloc, {});
     const reply = await update(bloc, { field_1: "INV-00001", field_2: "checked" }, first.json.returnedStationID as number);
     assert.equal(reply.status, 200, reply.text);
+    assert.deepEqual(reply.json.updated_record_ids, [first.json.returnedStationID]);
+    const stored = await storedRecords(server, bloc);
+    assert.deepEqual(stored.map((r) => [r.id, r.values.field_1, r.values.field_2 ?? ""]).sort(), [
+      [first.json.returnedStationID, "INV-00001", "checked"],
+      [second.json.returnedStationID, "INV-00002", ""],
+    ].sort(), "the record keeps its number and takes the note; the other record is untouched");
   });
 
   test("{seq:4 by field_2}: sending back a record's own value is accepted though another group holds the same number", async () => {
@@ -275,7 +281,7 @@ describe("autogenerate across two server processes on one SQLite file", () => {
 
   test("200 concurrent adds split across both processes give INV-00001 … INV-00200, with pre-filled conflicts reported", async () => {
     const { urls, admin } = pair;
-    const created = await call(urls[0]!, "POST", "/api/admin/blocs", {
+    const created = await call(urls[0], "POST", "/api/admin/blocs", {
       token: admin, json: { name: "Shared", fields: [{ name: "Number", type: "autogenerate", format: "INV-{seq:5}" }, { name: "Note" }] },
     });
     assert.equal(created.status, 201, created.text);
@@ -287,7 +293,7 @@ describe("autogenerate across two server processes on one SQLite file", () => {
     })));
     for (const reply of replies) assert.equal(reply.status, 200, reply.text);
 
-    const read = await call(urls[1]!, "GET", "/api/get-data", { token: admin, json: { blocId: bloc, resultLimit: 1000 } });
+    const read = await call(urls[1], "GET", "/api/get-data", { token: admin, json: { blocId: bloc, resultLimit: 1000 } });
     assert.equal(read.status, 200, read.text);
     assert.equal(read.json.data.count, 200);
     const byId = new Map<number, string>();

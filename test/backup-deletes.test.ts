@@ -7,6 +7,7 @@ import { openStoreAt } from "../src/cli/copy.js";
 import { call, type Reply } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess, type Workspace } from "./support/process.js";
 import { allRows } from "./support/recount.js";
+import type { JsonBody } from "./support/json.js";
 
 /*
  * Backups and deleted records (issue 21): a deleted record travels in a backup and can be
@@ -107,7 +108,7 @@ test("a backup made before records could be deleted restores: grants without del
       }
       return [value];
     });
-    assert.ok(rewritten.some((v: any) => v.table === "grants" && !("can_delete" in v.row)), "the rewritten backup holds a grant of before");
+    assert.ok(rewritten.some((v: JsonBody) => v.table === "grants" && !("can_delete" in v.row)), "the rewritten backup holds a grant of before");
     const old = path.join(target.cwd, "old.bloc.gz");
     await fs.writeFile(old, zlib.gzipSync(rewritten.map((v) => JSON.stringify(v)).join("\n") + "\n"));
     const restored = await cli(target, "restore", old);

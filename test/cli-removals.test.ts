@@ -1,13 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CLI_ENTRY, freshWorkspace, runToEnd } from "./support/process.js";
+import type { JsonBody } from "./support/json.js";
 
 /** `bloc-data field retire`, `bloc access`, `role remove` and `bloc remove`: the admin API's removals without a server (issue 21). */
 
 test("the CLI retires a field, lists a bloc's access, removes a role and a bloc", async () => {
   const { cwd, databaseUrl, remove } = await freshWorkspace("cli-removals", "./store");
   const env = { DATABASE_URL: databaseUrl };
-  const cli = async (...args: string[]): Promise<any> => {
+  const cli = async (...args: string[]): Promise<JsonBody> => {
     const result = await runToEnd(CLI_ENTRY, args, env, cwd);
     assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);
     return JSON.parse(result.stdout);

@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { call } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess } from "./support/process.js";
 import { Receiver, signedWith } from "./support/receiver.js";
+import type { JsonBody } from "./support/json.js";
 
 /** Runs `bloc-data <args>` in cwd, expects exit 0 and returns the JSON it printed. */
-function cliIn(env: Record<string, string>, cwd: string): (...args: string[]) => Promise<any> {
+function cliIn(env: Record<string, string>, cwd: string): (...args: string[]) => Promise<JsonBody> {
   return async (...args) => {
     const result = await runToEnd(CLI_ENTRY, args, env, cwd);
     assert.equal(result.code, 0, `bloc-data ${args.join(" ")}: ${result.stderr}`);

@@ -274,7 +274,7 @@ test("admin: a bloc's grants listed; a field retired; a bloc deleted with its re
   await page.getByRole("heading", { name: "Bloc Parts" }).waitFor();
   const grants = page.getByRole("region", { name: "Grants table" });
   const rows = () => grants.locator("tbody tr").evaluateAll((trs) =>
-    trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.textContent!.replace(/\s+/g, " ").trim()).join(" | ")));
+    trs.map((tr) => [...(tr as HTMLTableRowElement).cells].map((cell) => cell.textContent.replace(/\s+/g, " ").trim()).join(" | ")));
   await eventually(async () => assert.deepEqual((await rows()).sort(), [
     `Lou (user ${louId}) | yes (Read) | yes (Add) | yes (Update) | no (Delete) | no (See hidden)`,
     `Mia (user ${miaId}) | yes (Read) | yes (Add) | yes (Update) | yes (Delete) | no (See hidden)`,

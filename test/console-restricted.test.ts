@@ -53,7 +53,7 @@ before(async () => {
   }
   await admin.admin.setRestriction("sites", ids.olga!, "own");
   for (const [i, record] of RECORDS.entries()) {
-    await insertAt(server, "sites", `2026-04-0${i + 1} 09:00:00`, { field_1: record.part, field_2: record.site }, ids[record.by]!);
+    await insertAt(server, "sites", `2026-04-0${i + 1} 09:00:00`, { field_1: record.part, field_2: record.site }, ids[record.by]);
   }
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1024, height: 768 }, acceptDownloads: true })).newPage();
@@ -157,7 +157,7 @@ test("profile filter: Pat sees Dublin only — table, total, charts, a typed fil
   await eventually(async () => assert.equal(await total().textContent(), "2 records"));
 
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download CSV" }).click()]);
-  const csv = await fs.readFile((await download.path())!, "utf8");
+  const csv = await fs.readFile((await download.path()), "utf8");
   assert.deepEqual(csv.replace(/^\uFEFF/, "").trim().split("\r\n").slice(1).map((line) => line.split(",")[2]), ["ADMIN-2", "OLGA-1"]);
 
   await page.getByRole("link", { name: "Update by matching values" }).click();

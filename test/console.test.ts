@@ -288,7 +288,7 @@ test("clicking a chart bar filters by its value; a second field's bar narrows fu
 test("download: the filtered view as .xlsx (every page of it), read back with openpyxl", { skip, timeout: 60_000 }, async () => {
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: "Download .xlsx" }).click()]);
   assert.match(download.suggestedFilename(), /^Scans-\d{8}-\d{6}\.xlsx$/);
-  const bytes = await fs.readFile((await download.path())!);
+  const bytes = await fs.readFile((await download.path()));
   const script = "import openpyxl, io, json, sys\nwb = openpyxl.load_workbook(io.BytesIO(sys.stdin.buffer.read()))\n" +
     "print(json.dumps([[c if c is not None else '' for c in r] for r in wb.worksheets[0].iter_rows(values_only=True)]))";
   const rows = JSON.parse(runPython(script, bytes)) as string[][];
@@ -306,7 +306,7 @@ test("a file reference is a download link that fetches the file with the token",
   await eventually(async () => assert.equal(await total().textContent(), "1 record"));
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /^Download file/ }).click()]);
   assert.equal(download.suggestedFilename(), "photo 1.jpg");
-  assert.equal(await fs.readFile((await download.path())!, "utf8"), "not really a JPEG\n");
+  assert.equal(await fs.readFile((await download.path()), "utf8"), "not really a JPEG\n");
 });
 
 test("add a record: the service's validation message beside its field, then a valid record", { skip, timeout: 60_000 }, async () => {

@@ -14,6 +14,7 @@ import { freshWorkspace, startProcess, type Running, type Workspace } from "./su
 import { keysOf, storedRecords } from "./support/fixtures.js";
 import { curlUpload, postMultipart, type FilePart } from "./support/upload.js";
 import { dispositionName, safeName } from "../src/client/requests.js";
+import type { JsonBody } from "./support/json.js";
 
 /**
  * File uploads (issue 4, acceptance 2): multipart add-data, content-addressed storage,
@@ -324,7 +325,7 @@ describe("files: who may download", () => {
     const sheet = workbook.worksheets[0]!;
     const header = sheet.getRow(1);
     const columns: string[] = [];
-    for (let c = 1; c <= sheet.columnCount; c += 1) columns.push(String(header.getCell(c).value));
+    for (let c = 1; c <= sheet.columnCount; c += 1) columns.push(header.getCell(c).text);
     const photoColumn = columns.indexOf("Photo") + 1;
     assert.ok(photoColumn > 0, `the header ${columns.join(", ")} has the file column`);
     const links: { text: string; hyperlink: string }[] = [];
@@ -342,7 +343,7 @@ describe("files: who may download", () => {
 
 describe("files: a failed upload leaves nothing behind", () => {
   /** Runs a refused upload and checks: no record, no new blob, an empty tmp folder. */
-  async function assertNothingLeft(run: () => Promise<{ status: number; json: any; text: string }>, status: number): Promise<void> {
+  async function assertNothingLeft(run: () => Promise<{ status: number; json: JsonBody; text: string }>, status: number): Promise<void> {
     const recordsBefore = await count();
     const blobsBefore = await blobs();
     const reply = await run();

@@ -8,7 +8,7 @@ import { freshDatabaseUrl } from "./support/database.js";
 
 /**
  * A group commit's units share one transaction. On PostgreSQL a unit's insert is sent
- * without waiting for its answer (src/store/postgres/session.ts), so the unit may be
+ * without waiting for its answer (src/store/postgres/write-transaction.ts), so the unit may be
  * over before PostgreSQL refuses it. Whatever the engine, a unit answered as a success
  * must be in the database afterwards, and a refused one must not be.
  */
@@ -29,8 +29,8 @@ test("a unit refused by the database after it ended never leaves another unit an
         }), { group: "g" });
         const after = store.transaction((tx) => tx.createUser(`after ${round}`, "member", AT), { group: "g" });
         const [b, r, a] = await Promise.allSettled([before, refused, after]);
-        assert.equal(r!.status, "rejected", "a record of a bloc that does not exist is refused");
-        for (const [outcome, name] of [[b!, `before ${round}`], [a!, `after ${round}`]] as const) {
+        assert.equal(r.status, "rejected", "a record of a bloc that does not exist is refused");
+        for (const [outcome, name] of [[b, `before ${round}`], [a, `after ${round}`]] as const) {
           const found = await store.snapshot(async (view) => {
             for (let id = 1; id <= 20; id += 1) if ((await view.findUser(String(id)))?.name === name) return true;
             return false;

@@ -39,7 +39,7 @@ test("with its store closed, /readyz answers 503 JSON while /healthz still answe
   }
 });
 
-test("PostgreSQL refusing connections makes /readyz 503, and 200 again once it accepts them", { skip: testEngine() !== "postgres" }, async () => {
+test("PostgreSQL refusing connections makes /readyz 503, and 200 again once it accepts them", { skip: testEngine() === "postgres" ? false : "PostgreSQL only: a server refusing connections" }, async () => {
   const workspace = await freshWorkspace("readyz");
   const name = new URL(workspace.databaseUrl).pathname.slice(1);
   const admin = postgres(postgresServerUrl(), { max: 1, onnotice: () => undefined });

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import postgres from "postgres";
 import { call } from "./support/http.js";
 import { freshWorkspace, startProcess } from "./support/process.js";
+import type { JsonBody } from "./support/json.js";
 
 /**
  * Issue 9, logs: the server as `npm start` runs it, at BLOC_LOG_LEVEL=info, is sent tokens
@@ -86,7 +87,7 @@ test("JSON log lines carry a request id and never a token, an Authorization head
     const lines = output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("Bloc Data Service listening"));
     assert.ok(lines.length >= 10, `the requests were logged: ${lines.length} lines`);
     const entries = lines.map((line) => {
-      try { return JSON.parse(line) as Record<string, any>; } catch { assert.fail(`a log line is not JSON: ${line.slice(0, 200)}`); }
+      try { return JSON.parse(line) as Record<string, JsonBody>; } catch { assert.fail(`a log line is not JSON: ${line.slice(0, 200)}`); }
     });
     for (const entry of entries.filter((e) => e.req !== undefined || e.res !== undefined || e.err !== undefined)) {
       assert.match(String(entry.reqId), /^[0-9a-f-]{36}$/, `a request's line carries its id: ${JSON.stringify(entry).slice(0, 200)}`);

@@ -1,12 +1,13 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { addBloc, startServer, type TestServer } from "./support/server.js";
+import type { JsonBody } from "./support/json.js";
 
 let server: TestServer;
 before(async () => { server = await startServer(); });
 after(async () => { await server.close(); });
 
-async function admin(method: string, path: string, json?: unknown): Promise<any> {
+async function admin(method: string, path: string, json?: unknown): Promise<JsonBody> {
   const reply = await server.call(method, path, json === undefined ? {} : { json });
   assert.ok(reply.status < 300, `${method} ${path}: ${reply.status} ${reply.text}`);
   return reply.json;

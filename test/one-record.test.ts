@@ -4,6 +4,7 @@ import { BlocClient, BlocApiError } from "bloc-data-service/client";
 import { addBloc, addRecord, startServer, type TestServer } from "./support/server.js";
 import { addReader, asAdmin } from "./support/readers.js";
 import { keysOf } from "./support/fixtures.js";
+import type { JsonBody } from "./support/json.js";
 
 /*
  * GET /api/blocs/:blocId/records/:recordId: one record as get-data shows it, under the
@@ -16,7 +17,7 @@ let bloc: string;
 const users: Record<string, { id: string; token: string }> = {};
 const ids: Record<string, number> = {};
 
-const admin = (method: string, path: string, json?: unknown): Promise<any> => asAdmin(server, method, path, json);
+const admin = (method: string, path: string, json?: unknown): Promise<JsonBody> => asAdmin(server, method, path, json);
 
 async function user(name: string, grant: Record<string, boolean> | null, profile?: string[]): Promise<void> {
   users[name] = await addReader(server, bloc, name, grant, profile);
@@ -54,7 +55,7 @@ test("an admin reads any record, shaped as a get-data row", async () => {
   assert.equal(reply.json.record.field_1, "P-2");
   assert.equal(reply.json.record.user_id, users.Bob!.id);
   const page = await server.call("POST", "/api/get-data", { json: { blocId: bloc } });
-  const row = Object.values(page.json.data as Record<string, any>).find((r) => r?.service_entry_row_id === ids.cork);
+  const row = Object.values(page.json.data as Record<string, JsonBody>).find((r) => r?.service_entry_row_id === ids.cork);
   assert.deepEqual(reply.json.record, row, "the same row get-data shows");
   const client = new BlocClient({ url: server.url, token: server.adminToken });
   assert.equal((await client.record(bloc, ids.cork!)).field_1, "P-2");

@@ -8,6 +8,7 @@ import { AddDataAnswer, GetDataAnswer, ReportAnswer, UpdateAnswer } from "../src
 import { Bloc, History, IssuedToken, Me, User } from "../src/http/routes/admin-responses.js";
 import { CreatedWebhook, DeliveryList, WebhookList } from "../src/http/routes/admin-webhooks.js";
 import { addBloc, addMember, startServer, type TestServer } from "./support/server.js";
+import type { JsonBody } from "./support/json.js";
 
 /**
  * The OpenAPI document (GET /api/openapi.json): valid OpenAPI 3.1 for a maintained
@@ -16,7 +17,7 @@ import { addBloc, addMember, startServer, type TestServer } from "./support/serv
  */
 
 let server: TestServer;
-let doc: any;
+let doc: JsonBody;
 
 before(async () => {
   server = await startServer();
@@ -132,7 +133,7 @@ describe("the OpenAPI document", () => {
     for (const method of ["get", "post"]) {
       assert.deepEqual(body("/api/get-data", method).required, ["blocId"]);
       assert.deepEqual(body("/api/get-data-report", method).required, ["stationID", "fieldsToReport"]);
-      const query = doc.paths["/api/get-data"][method].parameters.filter((p: any) => p.in === "query").map((p: any) => p.name);
+      const query = doc.paths["/api/get-data"][method].parameters.filter((p: JsonBody) => p.in === "query").map((p: JsonBody) => p.name);
       assert.deepEqual(query, ["blocId", "resultLimit", "currentPage", "reverse", "fromDate", "toDate"]);
     }
     assert.deepEqual(body("/api/update-records-by-matching-values", "post").required, ["blocId", "fieldsToUpdate", "searchItems"]);
@@ -142,7 +143,7 @@ describe("the OpenAPI document", () => {
   });
 
   test("error bodies carry the spec's key per endpoint", () => {
-    const keysOf = (schema: any): string[] => (schema.anyOf ?? [schema]).map((s: any) => s.required[0]).sort();
+    const keysOf = (schema: JsonBody): string[] => (schema.anyOf ?? [schema]).map((s: JsonBody) => s.required[0]).sort();
     const errors = (path: string, method: string, status: string) =>
       keysOf(doc.paths[path][method].responses[status].content["application/json"].schema);
     assert.deepEqual(errors("/api/add-data", "post", "403"), ["error"]);

@@ -6,7 +6,7 @@ import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
 import { TABLES, type NewRecord, type Row, type Store, type Tx } from "../src/store/store.js";
 import { freshDatabaseUrl, testEngine, type TestDatabase } from "./support/database.js";
-import { countRecords, countValues } from "../src/domain/record-queries.js";
+import { countVisibleRecords, countValues } from "../src/domain/record-queries.js";
 import { layoutOf, profileSegment } from "../src/domain/counting/keys.js";
 
 /*
@@ -134,7 +134,7 @@ test("a transaction keeps everything or nothing; a group commit undoes only the 
   assert.ok((outcomes[2] as PromiseRejectedResult).reason instanceof NotFoundError);
   assert.equal(await store.countRecords({ blocId: "tx" }), 4);
   assert.deepEqual(await store.periodCounts("tx", [""], "d:2026-01-01", "d:2026-01-31"), [{ period: "d:2026-01-02", n: 4 }]);
-  assert.equal(await countRecords(store, { blocId: "tx" }), 4);
+  assert.equal(await countVisibleRecords(store, { blocId: "tx" }), 4);
   assert.deepEqual(await countValues(store, { blocId: "tx" }, ["field_1"], 0), new Map([["field_1", [["v0", 2], ["v1", 2]]]]));
 });
 
@@ -187,7 +187,7 @@ test("values of megabytes are stored, looked up, counted and tallied", { skip },
   assert.deepEqual(await store.holders("big", { slug: "field_1", value: `${huge}x` }, 5), []);
   const [siteScope] = await store.scopes("big", [{ segment: profileSegment("field_2", site).key, period: "a" }]);
   assert.equal(siteScope?.n, 1, "a segment named by a 10,000-character value is kept and found");
-  assert.equal(await countRecords(store, { blocId: "big", visibility: { match: [{ key: "field_2", values: [site] }] } }), 1);
+  assert.equal(await countVisibleRecords(store, { blocId: "big", visibility: { match: [{ key: "field_2", values: [site] }] } }), 1);
   const counted = await store.countRecords({ blocId: "big", match: [{ key: "field_1", values: [huge] }] });
   assert.equal(counted, 1);
   // Counted exactly, but a value this long is never read back whole (field-counts.ts: LISTED_VALUE_MAX).

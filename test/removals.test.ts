@@ -48,7 +48,7 @@ async function rowsOf(table: TableName, blocId: string): Promise<Row[]> {
   const rows = await allRows(server.ctx.store, table);
   if (table === "value_counts") {
     const scopes = new Set((await allRows(server.ctx.store, "counter_scopes")).filter((r) => r.bloc_id === blocId).map((r) => r.id));
-    return rows.filter((r) => scopes.has(r.scope_id!));
+    return rows.filter((r) => scopes.has(r.scope_id));
   }
   if (table === "blocs") return rows.filter((r) => r.id === blocId);
   return rows.filter((r) => r.bloc_id === blocId);

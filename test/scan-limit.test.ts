@@ -255,7 +255,7 @@ describe("scan limit across two server processes on one SQLite file", () => {
 
   test("limit 20 under 40 concurrent adds split across both processes accepts exactly 20", async () => {
     const { urls, admin } = pair;
-    const created = await call(urls[0]!, "POST", "/api/admin/blocs", {
+    const created = await call(urls[0], "POST", "/api/admin/blocs", {
       token: admin, json: { name: "Shared", fields: [{ name: "Part" }], scanLimit: 20 },
     });
     assert.equal(created.status, 201, created.text);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { BlocClient } from "bloc-data-service/client";
 import { insertAt } from "./support/fixtures.js";
 import { addBloc, startServer, type TestServer } from "./support/server.js";
+import type { JsonBody } from "./support/json.js";
 
 /*
  * GET /api/blocs/:blocId/timeline: records per hour or day of a window, as the reader sees
@@ -14,7 +15,7 @@ let server: TestServer;
 let bloc: string;
 const users: Record<string, { id: string; token: string }> = {};
 
-async function admin(method: string, path: string, json?: unknown): Promise<any> {
+async function admin(method: string, path: string, json?: unknown): Promise<JsonBody> {
   const reply = await server.call(method, path, json === undefined ? {} : { json });
   assert.ok(reply.status < 300, `${method} ${path}: ${reply.status} ${reply.text}`);
   return reply.json;

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { BlocClient } from "bloc-data-service/client";
 import { addBloc, addRecord, startServer, type TestServer } from "./support/server.js";
 import { addReader, asAdmin } from "./support/readers.js";
+import type { JsonBody } from "./support/json.js";
 
 /*
  * GET /api/blocs/:blocId/user-names: names only of users who created a record the caller
@@ -15,7 +16,7 @@ let bloc: string;
 const users: Record<string, { id: string; token: string }> = {};
 let adminId = "";
 
-const admin = (method: string, path: string, json?: unknown): Promise<any> => asAdmin(server, method, path, json);
+const admin = (method: string, path: string, json?: unknown): Promise<JsonBody> => asAdmin(server, method, path, json);
 
 async function user(name: string, grant: Record<string, boolean> | null, profile?: string[]): Promise<void> {
   users[name] = await addReader(server, bloc, name, grant, profile);

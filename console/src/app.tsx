@@ -1,21 +1,13 @@
 import { useState } from "preact/hooks";
-import { clientFor, SESSION_ENDED, type FetchBlocClient } from "./api.js";
+import { clientFor, SESSION_ENDED } from "./api.js";
 import { BlocApiError } from "../../src/client/errors.js";
 import { Nav } from "./nav.js";
 import { Screen } from "./screen.js";
 import { SignIn } from "./sign-in.js";
-import { forgetToken, storedToken, storeToken } from "./session.js";
+import { forgetToken, storedToken, storeToken, type Session } from "./session.js";
 import { shown, useAsync } from "./use-async.js";
 import { useRoute } from "./route.js";
 import { Failure, Loading } from "./ui/notice.js";
-import type { Me } from "../../src/client/types.js";
-
-export interface Session {
-  readonly client: FetchBlocClient;
-  readonly me: Me;
-  /** Asks /api/me again (after an admin changes their own access, for instance). */
-  readonly refresh: () => void;
-}
 
 /** The shell: sign-in until a token is accepted, then the navigation and the current screen. */
 export function App() {

@@ -1,4 +1,4 @@
-import type { Session } from "./app.js";
+import type { Session } from "./session.js";
 import { byName, isAdmin } from "./api.js";
 import { blocHome, href } from "./route.js";
 import { PageHeading } from "./ui/page-heading.js";

@@ -14,7 +14,7 @@ export type Route =
   | { readonly page: "record"; readonly blocId: string; readonly recordId: string }
   | { readonly page: "admin-user"; readonly userId: string };
 
-export function parseRoute(hash: string): Route {
+function parseRoute(hash: string): Route {
   const path = hash.includes("?") ? hash.slice(0, hash.indexOf("?")) : hash;
   const parts = path.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => {
     try { return decodeURIComponent(p); } catch { return p; }

@@ -1,4 +1,4 @@
-import type { Session } from "./app.js";
+import type { Session } from "./session.js";
 import { isAdmin } from "./api.js";
 import type { Route } from "./route.js";
 import { Home } from "./home.js";

@@ -1,3 +1,14 @@
+import type { FetchBlocClient } from "./api.js";
+import type { Me } from "../../src/client/types.js";
+
+/** The signed-in session every screen is given: the token's client and whom it signs in. */
+export interface Session {
+  readonly client: FetchBlocClient;
+  readonly me: Me;
+  /** Asks /api/me again (after an admin changes their own access, for instance). */
+  readonly refresh: () => void;
+}
+
 /**
  * The signed-in token lives in sessionStorage only: it goes when the tab closes, is never
  * put in a URL (so never in history, a Referer or a server's access log) and never logged.

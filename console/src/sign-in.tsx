@@ -36,7 +36,7 @@ export function SignIn({ onSignedIn, reason }: { onSignedIn: (token: string, me:
     setWay(next);
     setFailure("");
     // The other form's first box takes the focus, so the keyboard lands where the eye does.
-    window.setTimeout(() => (document.querySelector(".sign-in form input") as HTMLInputElement | null)?.focus(), 0);
+    window.setTimeout(() => document.querySelector<HTMLInputElement>(".sign-in form input")?.focus(), 0);
   };
 
   return (

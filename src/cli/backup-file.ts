@@ -94,7 +94,7 @@ function damaged(file: string, line: number, why: string): BackupError {
   return new BackupError(`${file} is not a complete bloc-data backup (line ${line}: ${why})`);
 }
 
-function isZlibError(error: unknown): boolean {
+function isZlibError(error: unknown): error is Error {
   return error instanceof Error && "code" in error && String(error.code).startsWith("Z_");
 }
 
@@ -115,8 +115,8 @@ export async function readBackup(
   }
   const gunzip = zlib.createGunzip();
   const lines = readline.createInterface({ input: input.pipe(gunzip), crlfDelay: Infinity });
-  let failure: unknown;
-  const fail = (error: unknown): void => { failure ??= error; lines.close(); };
+  let failure: Error | undefined;
+  const fail = (error: Error): void => { failure ??= error; lines.close(); };
   input.once("error", fail);
   gunzip.once("error", fail);
   let number = 0;
@@ -150,13 +150,16 @@ export async function readBackup(
     }
   } catch (error) {
     // The file's own failures (a cut gzip stream) as the damage they are; the caller's as they are.
-    if (error instanceof BackupError || failure === undefined && !isZlibError(error)) throw error;
-    failure ??= error;
+    if (error instanceof BackupError) throw error;
+    if (failure === undefined) {
+      if (!isZlibError(error)) throw error;
+      failure = error;
+    }
   } finally {
     input.destroy();
   }
   if (failure !== undefined) {
-    throw damaged(file, number + 1, failure instanceof Error ? failure.message : String(failure));
+    throw damaged(file, number + 1, failure.message);
   }
   if (number === 0) throw new BackupError(`${file} is empty`);
   if (!trailer) throw damaged(file, number + 1, "the file ends before its end line");

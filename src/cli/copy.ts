@@ -116,7 +116,7 @@ export async function copyStore(source: Store, target: Store, batch: number, pro
 }
 
 /** A bar per table on a terminal; otherwise one line per table. */
-export function stderrProgress(stream: NodeJS.WriteStream = process.stderr): CopyProgress {
+function stderrProgress(stream: NodeJS.WriteStream = process.stderr): CopyProgress {
   if (!stream.isTTY) {
     return {
       tableStarted: () => undefined,

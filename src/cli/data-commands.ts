@@ -129,7 +129,7 @@ async function getAll(client: BlocClient, blocId: string, options: DataOptions):
         }
         for (const record of page.records) {
           if (csv) {
-            const row = [...SYSTEM, ...slugs].map((key) => String((record as Record<string, unknown>)[key] ?? ""));
+            const row = [...SYSTEM, ...slugs].map((key) => String((record as Readonly<Record<string, string | number>>)[key] ?? ""));
             if (!csv.write(row)) await new Promise((resolve) => csv!.once("drain", resolve));
           } else {
             await write(sink, `${first ? "[\n" : ",\n"}${JSON.stringify(record)}`);
@@ -139,7 +139,7 @@ async function getAll(client: BlocClient, blocId: string, options: DataOptions):
         progress.increment(page.records.length);
       }
       if (csv) {
-        const ended = new Promise((resolve) => csv!.once("end", resolve));
+        const ended = new Promise((resolve) => csv.once("end", resolve));
         csv.end();
         await ended;
       } else if (options.csv) {

@@ -123,6 +123,6 @@ export async function importTable(client: BlocClient, options: ImportOptions): P
     rejects?.end();
     await rejectsDone;
   }
-  const columns = Object.fromEntries(table.header.flatMap((cell, i) => (slugs[i] ? [[cell, slugs[i]!]] : [])));
+  const columns = Object.fromEntries(table.header.flatMap((cell, i) => (slugs[i] ? [[cell, slugs[i]]] : [])));
   return { added, rejected, rejectsFile: rejected > 0 ? rejectsFile : null, columns };
 }

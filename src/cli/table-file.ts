@@ -49,7 +49,7 @@ function cellText(value: ExcelJS.CellValue): string {
   if (value instanceof Date) return value.toISOString();
   if ("richText" in value) return value.richText.map((part) => part.text).join("");
   if ("text" in value && typeof value.text === "string") return value.text;
-  if ("result" in value && value.result !== undefined) return cellText(value.result as ExcelJS.CellValue);
+  if ("result" in value && value.result !== undefined) return cellText(value.result);
   return "";
 }
 

@@ -27,7 +27,7 @@ export class BlocApiError extends Error {
 }
 
 /** The text of an error body: `error` first, then `message`, else the body itself. */
-export function errorText(raw: string, json: unknown): string {
+function errorText(raw: string, json: unknown): string {
   if (json !== null && typeof json === "object") {
     const { error, message } = json as { error?: unknown; message?: unknown };
     if (typeof error === "string") return error;

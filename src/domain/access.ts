@@ -1,6 +1,6 @@
 import { AccessDeniedError, ConflictError, InvalidInputError, NotFoundError, ProfileViolationError } from "./errors.js";
 import {
-  PERMISSIONS,
+  PERMISSIONS, profileSlugs,
   type Bloc, type Grant, type Permission, type RestrictionMode, type TokenScope, type User, type Visibility,
 } from "./model.js";
 import type { AccessFacts, Tx } from "../store/store.js";
@@ -36,7 +36,7 @@ export interface BlocAccess {
 }
 
 function profileVisibility(bloc: Bloc, user: User): Visibility["match"] {
-  return bloc.fields.filter((f) => f.applyProfileFilter).map((f) => ({ key: f.slug, values: user.profile }));
+  return profileSlugs(bloc).map((slug) => ({ key: slug, values: user.profile }));
 }
 
 /**

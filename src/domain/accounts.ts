@@ -13,7 +13,7 @@ export const MAX_EMAIL_LENGTH = 254;
  * and "ann@example.com" are one account. Only its shape is checked (something@something,
  * no spaces): whether mail reaches it is not this service's business.
  */
-export function normaliseEmail(email: string): string {
+function normaliseEmail(email: string): string {
   const normal = email.trim().toLowerCase();
   if (normal.length > MAX_EMAIL_LENGTH) throw new InvalidInputError(`email must be at most ${MAX_EMAIL_LENGTH} characters long`);
   if (!/^[^\s@]+@[^\s@]+$/.test(normal)) throw new InvalidInputError("email must look like name@example.com");

@@ -2,7 +2,7 @@ import type { IdStyle } from "../config.js";
 import type { ConfigWrites, Store, StoreReads } from "../store/store.js";
 import type { FileBlobs } from "../store/file-blobs.js";
 import type { Clock } from "./clock.js";
-import type { EventSignal } from "./events.js";
+import type { EventSignal } from "./event-signal.js";
 import type { RecordLimits } from "./values.js";
 
 /** What config operations need; its store may be a transaction, so that several commit together. */

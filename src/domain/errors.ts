@@ -1,10 +1,18 @@
 /**
  * One class per way a request can fail. The HTTP layer maps each to a status
  * and to the body shape the spec gives the endpoint (http/error-shapes.ts);
- * nothing here knows about HTTP.
+ * nothing here knows about HTTP. Refusals of how a request arrived (too large, too
+ * slow, too many) are the transport's own: http/http-errors.ts.
  */
+
+/** Every kind of ServiceError: a new one needs its status in http/error-shapes.ts to compile. */
+export type ServiceErrorKind =
+  | "invalid-input" | "missing-parameter" | "malformed-body" | "unauthenticated" | "access-denied" | "admin-only"
+  | "not-found" | "conflict" | "profile-violation" | "rule-violation" | "limit-reached" | "idempotency-mismatch"
+  | "sign-in-locked" | "too-many-streams" | "unavailable" | "store-unavailable";
+
 export abstract class ServiceError extends Error {
-  abstract readonly kind: string;
+  abstract readonly kind: ServiceErrorKind;
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
@@ -60,19 +68,6 @@ export class ConflictError extends ServiceError {
   readonly kind = "conflict";
 }
 
-export class PayloadTooLargeError extends ServiceError {
-  readonly kind = "payload-too-large";
-}
-
-export class UnsupportedMediaTypeError extends ServiceError {
-  readonly kind = "unsupported-media-type";
-}
-
-/** The request's body did not arrive within its deadline. */
-export class RequestTimeoutError extends ServiceError {
-  readonly kind = "request-timeout";
-}
-
 /**
  * A write that would put a record outside the writer's profile filter. Refused like
  * a missing permission (each endpoint's authorisation status), but saying why.
@@ -101,11 +96,6 @@ export class LimitReachedError extends ServiceError {
 /** An Idempotency-Key used again with a request that differs from the one it was first used with. */
 export class IdempotencyMismatchError extends ServiceError {
   readonly kind = "idempotency-mismatch";
-}
-
-/** The token has made more requests in this second than BLOC_RATE_LIMIT allows. */
-export class RateLimitedError extends ServiceError {
-  readonly kind = "rate-limited";
 }
 
 /** Too many failed sign-ins for one email in the window (domain/sign-in.ts); refused until it passes. */

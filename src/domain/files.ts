@@ -2,7 +2,7 @@ import { AccessDeniedError, NotFoundError } from "./errors.js";
 import { RECORD_ID_KEY, type StoredFile } from "./model.js";
 import type { Context } from "./context.js";
 import { requireAccess, type Principal } from "./access.js";
-import { countRecords } from "./record-queries.js";
+import { countVisibleRecords } from "./record-queries.js";
 
 /**
  * The file behind a reference, if the principal may read the record it was uploaded
@@ -20,7 +20,7 @@ export async function fileForReader(ctx: Context, principal: Principal, ref: str
     if (error instanceof AccessDeniedError || error instanceof NotFoundError) throw missing;
     throw error;
   }
-  const visible = await countRecords(ctx.store, {
+  const visible = await countVisibleRecords(ctx.store, {
     blocId: file.blocId, visibility, match: [{ key: RECORD_ID_KEY, values: [String(file.recordId)] }],
   });
   if (visible === 0) throw missing;

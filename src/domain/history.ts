@@ -22,7 +22,7 @@ export interface Actor {
  * What setting `fields` (and `status`, when given) changes in `record`. A field never
  * set reads "", as everywhere: setting it to "" changes nothing.
  */
-export function changesOf(record: StoredRecord, fields: Readonly<Record<string, string>>, status: string | undefined): Changes {
+function changesOf(record: StoredRecord, fields: Readonly<Record<string, string>>, status: string | undefined): Changes {
   const changes: Record<string, { from: string; to: string }> = {};
   for (const [slug, to] of Object.entries(fields)) {
     const from = record.values[slug] ?? "";

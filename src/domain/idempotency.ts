@@ -3,8 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, IdempotencyMismatchError, InvalidInputError } from "./errors.js";
 import type { Context } from "./context.js";
 import type { Store, Tx } from "../store/store.js";
-import type { Replacement } from "./record-writes.js";
-import type { AddedRecord } from "./records.js";
+import type { AddedRecord, Replacement } from "./record-writes.js";
 
 /**
  * Safe retries of add-data. A client names a request with an Idempotency-Key; the first

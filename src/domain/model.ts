@@ -116,6 +116,14 @@ export interface Bloc extends BlocSettings {
   readonly fields: readonly Field[];
 }
 
+/**
+ * The bloc's profile-filtered fields: a member with a profile sees only the records holding
+ * one of its values in each (access.ts), and the counters keep a segment per value (counting/keys.ts).
+ */
+export function profileSlugs(bloc: Pick<Bloc, "fields">): string[] {
+  return bloc.fields.filter((f) => f.applyProfileFilter).map((f) => f.slug);
+}
+
 export interface Grant {
   readonly read: boolean;
   readonly add: boolean;

@@ -1,9 +1,9 @@
 import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
 import type { ProjectedRow, RowColumn, RowPage, StoreReads } from "../store/store.js";
-import { countRecords, dayCounts, simplify } from "./counting/answers.js";
+import { countVisibleRecords, dayCounts, simplify } from "./counting/answers.js";
 import type { DayCount } from "./counting/windows.js";
 
-export { countRecords, countValues } from "./counting/answers.js";
+export { countVisibleRecords, countValues } from "./counting/answers.js";
 
 /**
  * How record reads are answered, the same on every engine: pages by a seek on the
@@ -51,13 +51,13 @@ function later(a: string | undefined, b: string): string {
   return a !== undefined && a > b ? a : b;
 }
 
-export async function listRecords(view: StoreReads, filter: RecordFilter, page: RowPage): Promise<StoredRecord[]> {
+export async function listVisibleRecords(view: StoreReads, filter: RecordFilter, page: RowPage): Promise<StoredRecord[]> {
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
   return sought ? view.listRecords(sought.filter, sought.page) : [];
 }
 
-export async function listRows(view: StoreReads, filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
+export async function listVisibleRows(view: StoreReads, filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
   return sought ? view.listRows(sought.filter, sought.page, columns) : [];
@@ -65,7 +65,7 @@ export async function listRows(view: StoreReads, filter: RecordFilter, page: Row
 
 /** Records of the bloc created at or after `since` (ever when null) that the visibility admits. */
 export function countSince(view: StoreReads, blocId: string, since: string | null, visibility: Visibility | undefined): Promise<number> {
-  return countRecords(view, { blocId, ...(visibility ? { visibility } : {}), ...(since === null ? {} : { from: since }) });
+  return countVisibleRecords(view, { blocId, ...(visibility ? { visibility } : {}), ...(since === null ? {} : { from: since }) });
 }
 
 export interface ScanCount {
@@ -85,7 +85,7 @@ export async function scanCount(
   let reachedAt: string | null = null;
   if (reached) {
     const filter: RecordFilter = { blocId, ...(since === null ? {} : { from: since }) };
-    const [row] = await listRows(view, filter, { order: "oldest", limit: 1, offset: limit - 1 }, []);
+    const [row] = await listVisibleRows(view, filter, { order: "oldest", limit: 1, offset: limit - 1 }, []);
     reachedAt = row?.createdAt ?? null;
   }
   return { counted, reached, reachedAt };

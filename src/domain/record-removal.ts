@@ -30,7 +30,7 @@ function entryOf(record: StoredRecord, actor: Actor, restoring: boolean): Histor
 }
 
 /** Deletes every record the filter selects; returns their IDs ascending. */
-export async function deleteMatching(tx: Tx, bloc: Bloc, filter: RecordFilter, actor: Actor): Promise<number[]> {
+async function deleteMatching(tx: Tx, bloc: Bloc, filter: RecordFilter, actor: Actor): Promise<number[]> {
   await tx.lockBloc(bloc.id);
   const found = await tx.findRecords(filter);
   if (found.length === 0) return [];
@@ -49,7 +49,7 @@ export async function deleteMatching(tx: Tx, bloc: Bloc, filter: RecordFilter, a
  * Brings a deleted record back with its ID, values and counters. A value another record
  * has taken since in a field kept distinct refuses it (ConflictError), changing nothing.
  */
-export async function restoreDeleted(tx: Tx, blocId: string, id: number, actor: Actor): Promise<boolean> {
+async function restoreDeleted(tx: Tx, blocId: string, id: number, actor: Actor): Promise<boolean> {
   await tx.lockBloc(blocId);
   const bloc = await tx.findBloc(blocId);
   const record = bloc && await tx.findDeletedRecord(blocId, id);

@@ -47,6 +47,13 @@ export interface Replacement {
   readonly value: string;
 }
 
+/** What an add answers (and an Idempotency-Key's repeat answers again, idempotency.ts). */
+export interface AddedRecord {
+  readonly id: number;
+  /** Auto-generated values the server chose in place of ones the client sent. */
+  readonly autogenerateReplacements: readonly Replacement[];
+}
+
 export interface Inserted {
   readonly id: number;
   readonly values: Readonly<Record<string, string>>;

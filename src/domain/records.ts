@@ -13,8 +13,8 @@ import { checkValues } from "./field-rules.js";
 import { addOnce, idempotentRequest } from "./idempotency.js";
 import { checkJob } from "./modules.js";
 import { countLimitInfo, periodStart, type CountLimitInfo } from "./scan-limit.js";
-import { countRecords, countValues, listRecords } from "./record-queries.js";
-import { insertRecord, updateRecords as updateMatching, type Replacement, type UniqueKey } from "./record-writes.js";
+import { countVisibleRecords, countValues, listVisibleRecords } from "./record-queries.js";
+import { insertRecord, updateRecords as updateMatching, type AddedRecord, type UniqueKey } from "./record-writes.js";
 import { checkFieldCount, checkValueSize, ownValue, toStoredValue, type RecordLimits } from "./values.js";
 
 function fieldOf(bloc: Bloc, where: string, slug: string): Field {
@@ -54,7 +54,7 @@ export function toStatus(where: string, value: unknown): number {
 }
 
 /** A file received before the record exists, already stored by content. */
-export interface UploadedFile extends Omit<NewFile, "ref"> {}
+export type UploadedFile = Omit<NewFile, "ref">;
 
 export interface AddRecordInput {
   readonly blocId: string;
@@ -64,12 +64,6 @@ export interface AddRecordInput {
   readonly files: readonly UploadedFile[];
   /** The client's Idempotency-Key: a repeat of the request answers what the first one did. */
   readonly idempotencyKey?: string | undefined;
-}
-
-export interface AddedRecord {
-  readonly id: number;
-  /** Auto-generated values the server chose in place of ones the client sent. */
-  readonly autogenerateReplacements: readonly Replacement[];
 }
 
 export async function addRecord(ctx: Context, principal: Principal, input: AddRecordInput): Promise<AddedRecord> {
@@ -123,7 +117,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
 }
 
 /** Releases uploads' holds on their content, removing content no record or other upload uses. */
-export async function releaseUploads(ctx: Context, files: readonly UploadedFile[]): Promise<void> {
+async function releaseUploads(ctx: Context, files: readonly UploadedFile[]): Promise<void> {
   for (const file of files) {
     await ctx.store.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
   }
@@ -191,10 +185,10 @@ export async function readRecords(ctx: Context, principal: Principal, input: Rea
   const slugs = bloc.fields.map((field) => field.slug);
   // One snapshot: the page, its count, its value counts and the scan-limit state agree.
   const [records, count, values, limitInfo] = await ctx.store.snapshot((view) => Promise.all([
-    listRecords(view, filter, {
+    listVisibleRecords(view, filter, {
       order: input.order, limit: input.limit, offset: (input.page - 1) * input.limit, maxBytes: PAGE_BYTES,
     }),
-    countRecords(view, filter),
+    countVisibleRecords(view, filter),
     countValues(view, filter, slugs, valuesToRead(ctx.fieldCountsLimit)),
     countLimitInfo(view, ctx.now(), bloc, visibility),
   ]));

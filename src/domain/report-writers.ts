@@ -32,7 +32,7 @@ export function reportCsv(report: Report): Readable {
     for await (const batch of report.rows) {
       let lines = "";
       for (const json of batch) {
-        const row = JSON.parse(json) as Record<string, unknown>;
+        const row = JSON.parse(json) as Record<string, string | number | null>;
         for (let i = 0; i < keys.length; i += 1) {
           // Own keys only: a column named "toString" must not find Object's.
           const value = Object.hasOwn(row, keys[i]!) ? row[keys[i]!] : "";

@@ -5,7 +5,7 @@ import type { DateWindow } from "./dates.js";
 import type { ProjectedRow, RowColumn } from "../store/store.js";
 import { requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
-import { listRows } from "./record-queries.js";
+import { listVisibleRows } from "./record-queries.js";
 
 export interface ReportColumn extends RowColumn {
   readonly header: string;
@@ -91,7 +91,7 @@ interface Position {
 }
 
 function nextBatch(ctx: Context, filter: RecordFilter, order: Order, columns: readonly ReportColumn[], at: Position): Promise<ProjectedRow[]> {
-  return listRows(ctx.store, filter, {
+  return listVisibleRows(ctx.store, filter, {
     order, limit: Math.min(BATCH, at.left), offset: at.offset, after: at.after, maxBytes: BATCH_BYTES,
   }, columns);
 }

@@ -3,7 +3,7 @@ import { requireAccess, type Principal } from "./access.js";
 import { addDays, DAY_END, DAY_START } from "./calendar.js";
 import { InvalidInputError } from "./errors.js";
 import type { MatchCondition } from "./model.js";
-import { countRecords } from "./record-queries.js";
+import { countVisibleRecords } from "./record-queries.js";
 import { checkValueSize, toStoredValue } from "./values.js";
 
 /*
@@ -39,7 +39,7 @@ export interface TimeBucket {
   readonly count: number;
 }
 
-export function bucketsOf(from: string, to: string, unit: TimeUnit): { start: string; end: string }[] {
+function bucketsOf(from: string, to: string, unit: TimeUnit): { start: string; end: string }[] {
   const buckets: { start: string; end: string }[] = [];
   for (let day = from; day <= to; day = addDays(day, 1)) {
     if (unit === "day") {
@@ -79,7 +79,7 @@ export async function timeline(ctx: Context, principal: Principal, input: Timeli
   const counts = await ctx.store.snapshot(async (view) => {
     const found: number[] = [];
     for (const { start, end } of buckets) {
-      found.push(await countRecords(view, { blocId: bloc.id, visibility, from: start, to: end, ...(match.length > 0 ? { match } : {}) }));
+      found.push(await countVisibleRecords(view, { blocId: bloc.id, visibility, from: start, to: end, ...(match.length > 0 ? { match } : {}) }));
     }
     return found;
   });

@@ -20,7 +20,7 @@ const written = new WeakMap<object, Map<string, number>>();
  */
 export function noteTokenUse(ctx: Context, tokenId: string): void {
   let seen = written.get(ctx.store);
-  if (!seen) written.set(ctx.store, seen = new Map());
+  if (!seen) written.set(ctx.store, seen = new Map<string, number>());
   const nowMs = Date.now();
   const last = seen.get(tokenId);
   if (last !== undefined && nowMs - last < TOKEN_USE_INTERVAL_MS) return;

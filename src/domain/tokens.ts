@@ -5,18 +5,12 @@ import type { Timestamp } from "./clock.js";
 import { PERMISSIONS, type Permission, type TokenScope } from "./model.js";
 import type { Principal } from "./access.js";
 import { noteTokenUse } from "./token-use.js";
+import { MAX_SECRET_LENGTH } from "../config.js";
 
 const PREFIX = "bds_";
 
-/**
- * The longest bearer secret looked up. Issued secrets are 47 characters and
- * BLOC_ADMIN_TOKEN is held to this bound, so a longer one names no token: it is
- * refused without hashing it or asking the store.
- */
-export const MAX_SECRET_LENGTH = 256;
-
 /** 32 random bytes; the prefix lets secret scanners recognise a leaked token. */
-export function generateSecret(): string {
+function generateSecret(): string {
   return PREFIX + crypto.randomBytes(32).toString("base64url");
 }
 
@@ -25,7 +19,7 @@ export function hashSecret(secret: string): string {
 }
 
 /** Whether the clock has read `stamp`, as an instant: text comparison would revive a token for the hour the clocks go back. */
-export function hasPassed(ctx: ConfigContext, stamp: Timestamp): boolean {
+function hasPassed(ctx: ConfigContext, stamp: Timestamp): boolean {
   return ctx.now.reaches(stamp) <= ctx.now.instant();
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from "./context.js";
 import { requireAccess, type Principal } from "./access.js";
-import { listRows } from "./record-queries.js";
+import { listVisibleRows } from "./record-queries.js";
 import type { Visibility } from "./model.js";
 import type { StoreReads } from "../store/store.js";
 
@@ -28,6 +28,6 @@ export async function userNames(ctx: Context, principal: Principal, blocId: stri
 }
 
 async function createdVisible(view: StoreReads, blocId: string, visibility: Visibility, userId: string): Promise<boolean> {
-  const rows = await listRows(view, { blocId, visibility: { ...visibility, ownerId: userId } }, { order: "newest", limit: 1, offset: 0 }, []);
+  const rows = await listVisibleRows(view, { blocId, visibility: { ...visibility, ownerId: userId } }, { order: "newest", limit: 1, offset: 0 }, []);
   return rows.length > 0;
 }

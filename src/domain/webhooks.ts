@@ -31,7 +31,7 @@ const MAX_URL = 2048;
 const MAX_BLOCS = 1000;
 
 /** `sha256=<hex>`: HMAC-SHA256 of the exact body bytes, keyed with the webhook's secret. */
-export function signature(secret: string, body: string): string {
+function signature(secret: string, body: string): string {
   return `sha256=${crypto.createHmac("sha256", secret).update(body).digest("hex")}`;
 }
 
@@ -70,7 +70,7 @@ export interface WebhookInfo {
  * The URL with any user name and password in it shown as `***`: deliveries use them, but
  * no listing, answer or log shows them.
  */
-export function withoutCredentials(href: string): string {
+function withoutCredentials(href: string): string {
   const url = new URL(href);
   if (url.username === "" && url.password === "") return href;
   url.username = "***";

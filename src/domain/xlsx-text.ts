@@ -10,7 +10,9 @@
  * defines for them is decoded by LibreOffice but read literally by openpyxl, so no
  * encoding gives both readers the original character.
  */
+// eslint-disable-next-line no-control-regex -- these control characters are the ones XML cannot carry
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// eslint-disable-next-line no-control-regex -- the same characters, tested for
 const HAS_NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/;
 /** The most characters (UTF-16 code units) an Excel cell holds; Excel repairs, and cuts, longer text. */
 export const CELL_MAX = 32_767;

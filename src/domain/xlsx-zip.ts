@@ -20,7 +20,7 @@ const CHUNK = 64 * 1024;
 export const ZIP32_LIMIT = 0xFFFF_FFFF;
 
 /** Resolves true once `stream` can take more, false if `output` closed first (the reader left). */
-export function drained(stream: Writable, output: Readable): Promise<boolean> {
+function drained(stream: Writable, output: Readable): Promise<boolean> {
   if (output.destroyed) return Promise.resolve(false);
   return new Promise((resolve) => {
     const done = (ok: boolean) => (): void => {

@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from "fastify";
 import multipart from "@fastify/multipart";
 import "./fastify-types.js";
 import type { Context } from "../domain/context.js";
-import { UnsupportedMediaTypeError } from "../domain/errors.js";
+import { UnsupportedMediaTypeError } from "./http-errors.js";
 import { requireAdmin, requireUser } from "./auth.js";
 import { installBodyParser } from "./body.js";
 import { closeUnread } from "./close.js";

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import {
-  MalformedBodyError, PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError,
-} from "../domain/errors.js";
+import { MalformedBodyError } from "../domain/errors.js";
+import { PayloadTooLargeError, RequestTimeoutError, UnsupportedMediaTypeError } from "./http-errors.js";
 import { isPlainObject } from "../domain/values.js";
 import { bodyKind, JSON_TYPES_TEXT } from "./content-type.js";
 import type { Params } from "./params.js";
@@ -19,7 +18,7 @@ export function tooLarge(limit: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`The request body is larger than ${limit} bytes (BLOC_MAX_BODY_BYTES)`);
 }
 
-export function tooSlow(timeoutMs: number): RequestTimeoutError {
+function tooSlow(timeoutMs: number): RequestTimeoutError {
   return new RequestTimeoutError(`The request body did not arrive within ${timeoutMs} ms (BLOC_REQUEST_TIMEOUT_MS)`);
 }
 

@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from "fastify";
-import {
-  InvalidInputError, PayloadTooLargeError, ServiceError, UnsupportedMediaTypeError,
-} from "../domain/errors.js";
+import { InvalidInputError } from "../domain/errors.js";
+import { isRefusal, PayloadTooLargeError, UnsupportedMediaTypeError, type Refusal } from "./http-errors.js";
 import { tooLarge } from "./body.js";
 import { JSON_TYPES_TEXT } from "./content-type.js";
 import { errorReply, internalErrorReply, type Endpoint } from "./error-shapes.js";
@@ -18,9 +17,9 @@ function endpointOf(request: FastifyRequest): Endpoint {
 
 const PART_LIMITS = new Set(["FST_PARTS_LIMIT", "FST_FILES_LIMIT", "FST_FIELDS_LIMIT"]);
 
-/** Fastify's and @fastify/multipart's refusals of what a client sent, as the domain's error kinds. */
-function asServiceError(error: FastifyError, options: ErrorHandlerOptions): ServiceError | undefined {
-  if (error instanceof ServiceError) return error;
+/** Fastify's and @fastify/multipart's refusals of what a client sent, as our error kinds. */
+function asRefusal(error: FastifyError, options: ErrorHandlerOptions): Refusal | undefined {
+  if (isRefusal(error)) return error;
   if (error.validation) return new InvalidInputError(error.message);
   if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE") return tooLarge(options.maxBodyBytes);
   if (PART_LIMITS.has(error.code)) {
@@ -46,7 +45,7 @@ function debugFields(error: Error): Record<string, string> {
 export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const endpoint = endpointOf(request);
-    const known = asServiceError(error, options);
+    const known = asRefusal(error, options);
     // Logged as class, code and stack only (logging.ts): the message may quote values.
     if (!known) request.log.error({ err: error }, "request failed");
     // An outage is the operator's to see, with the driver's error that revealed it.

@@ -1,4 +1,5 @@
-import { RuleViolationError, SignInLockedError, type ServiceError } from "../domain/errors.js";
+import { RuleViolationError, SignInLockedError } from "../domain/errors.js";
+import type { ErrorKind, Refusal } from "./http-errors.js";
 
 /** The routes whose error bodies the spec fixes, plus the admin API. */
 export type Endpoint = "add-data" | "get-data" | "get-data-report" | "update-records" | "events" | "bloc-fields" | "admin" | "public";
@@ -70,13 +71,19 @@ export interface ErrorReply {
  */
 export const STORE_RETRY_AFTER_SECONDS = 2;
 
-const STATUS: Readonly<Record<string, number>> = {
+/**
+ * Every kind's status: a kind without one does not compile. "denied" is the endpoint's own
+ * answer to a refusal of access (SHAPES[endpoint].denied), 401 or 403 as the spec says.
+ */
+const STATUS: Readonly<Record<ErrorKind, number | "denied">> = {
   "invalid-input": 400,
   "missing-parameter": 400,
   "malformed-body": 400,
   "rule-violation": 400,
   "limit-reached": 400,
   unauthenticated: 401,
+  "access-denied": "denied",
+  "profile-violation": "denied",
   "admin-only": 403,
   "not-found": 404,
   conflict: 409,
@@ -91,33 +98,35 @@ const STATUS: Readonly<Record<string, number>> = {
   "store-unavailable": 503,
 };
 
-/** Status and body for a known failure on an endpoint. */
-export function errorReply(endpoint: Endpoint, error: ServiceError): ErrorReply {
+/** Kinds only some endpoints can meet; every other kind, any endpoint can. */
+const ONLY: Readonly<Partial<Record<ErrorKind, readonly Endpoint[]>>> = {
+  "idempotency-mismatch": ["add-data"],
+  "admin-only": ["admin"],
+};
+
+/** The status of a kind on an endpoint, and the body key its text goes under. */
+function placement(endpoint: Endpoint, kind: ErrorKind): { readonly status: number; readonly key: Key } {
   const shape = SHAPES[endpoint];
-  if (error instanceof SignInLockedError) {
-    return { status: 429, body: { [shape.failure]: error.message }, headers: { "retry-after": String(error.retryAfterSeconds) } };
+  const status = STATUS[kind];
+  if (status === "denied") return shape.denied;
+  switch (kind) {
+    // The spec words this one under `error` even where other failures use `message`.
+    case "missing-parameter": return { status, key: "error" };
+    case "malformed-body": return { status, key: shape.malformed };
+    case "unauthenticated": return { status, key: shape.unauthenticated };
+    default: return { status, key: shape.failure };
   }
-  switch (error.kind) {
-    case "access-denied":
-      return { status: shape.denied.status, body: { [shape.denied.key]: shape.denied.text } };
-    case "profile-violation":
-      return { status: shape.denied.status, body: { [shape.denied.key]: error.message } };
-    case "missing-parameter":
-      // The spec words this one under `error` even where other failures use `message`.
-      return { status: 400, body: { error: error.message } };
-    case "malformed-body":
-      return { status: 400, body: { [shape.malformed]: error.message } };
-    case "unauthenticated":
-      return { status: 401, body: { [shape.unauthenticated]: error.message } };
-    case "rule-violation":
-      return {
-        status: 400, body: { [shape.failure]: error.message }, ...(error instanceof RuleViolationError ? { fields: error.fields } : {}),
-      };
-    case "store-unavailable":
-      return { status: 503, body: { [shape.failure]: error.message }, headers: { "retry-after": String(STORE_RETRY_AFTER_SECONDS) } };
-    default:
-      return { status: STATUS[error.kind] ?? 400, body: { [shape.failure]: error.message } };
-  }
+}
+
+/** Status and body for a known failure on an endpoint. */
+export function errorReply(endpoint: Endpoint, error: Refusal): ErrorReply {
+  const { status, key } = placement(endpoint, error.kind);
+  // A refusal of access says the endpoint's sentence, whatever the cause; a profile violation says why.
+  const body = { [key]: error.kind === "access-denied" ? SHAPES[endpoint].denied.text : error.message };
+  if (error instanceof RuleViolationError) return { status, body, fields: error.fields };
+  if (error instanceof SignInLockedError) return { status, body, headers: { "retry-after": String(error.retryAfterSeconds) } };
+  if (error.kind === "store-unavailable") return { status, body, headers: { "retry-after": String(STORE_RETRY_AFTER_SECONDS) } };
+  return { status, body };
 }
 
 /** Body for a failure that is the server's own fault. */
@@ -127,20 +136,17 @@ export function internalErrorReply(endpoint: Endpoint): ErrorReply {
 
 /**
  * The statuses an endpoint can refuse with, each with the keys its body may carry, for
- * the OpenAPI document (error-schemas.ts). Derived from the table above so the two agree.
+ * the OpenAPI document (error-schemas.ts): what errorReply answers for each kind the
+ * endpoint can meet, and the 500 of internalErrorReply.
  */
 export function errorKeysByStatus(endpoint: Endpoint): ReadonlyMap<number, ReadonlySet<Key>> {
-  const shape = SHAPES[endpoint];
   const keys = new Map<number, Set<Key>>();
   const add = (status: number, key: Key): void => { keys.set(status, (keys.get(status) ?? new Set<Key>()).add(key)); };
-  add(400, shape.failure);
-  add(400, shape.malformed);
-  add(400, "error");
-  add(401, shape.unauthenticated);
-  add(shape.denied.status, shape.denied.key);
-  // 503: the store is unavailable (any endpoint), or every live stream slot is taken (events).
-  const possible = endpoint === "add-data" ? [404, 408, 409, 413, 415, 422, 429, 503] : [404, 408, 409, 413, 415, 429, 503];
-  for (const status of possible) add(status, shape.failure);
-  add(500, shape.failure);
+  for (const kind of Object.keys(STATUS) as ErrorKind[]) {
+    if (ONLY[kind]?.includes(endpoint) === false) continue;
+    const { status, key } = placement(endpoint, kind);
+    add(status, key);
+  }
+  add(500, SHAPES[endpoint].failure);
   return keys;
 }

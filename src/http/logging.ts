@@ -25,13 +25,13 @@ export function loggerOptions(level: string): object {
 }
 
 /** The path of a request URL, without its query string. */
-export function pathOf(url: string): string {
+function pathOf(url: string): string {
   const cut = url.indexOf("?");
   return cut < 0 ? url : url.slice(0, cut);
 }
 
 /** An error as it may be logged: what kind it is and where it was thrown, not what it says. */
-export function safeError(error: unknown): Record<string, unknown> {
+function safeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: typeof error };
   const code = (error as { code?: unknown }).code;
   const frames = (error.stack ?? "").split("\n").filter((line) => /^\s+at /.test(line)).map((line) => line.trim());

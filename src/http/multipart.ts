@@ -1,9 +1,8 @@
 import type { FastifyRequest } from "fastify";
 import type { Multipart } from "@fastify/multipart";
 import "@fastify/multipart";
-import {
-  InvalidInputError, MalformedBodyError, PayloadTooLargeError, RequestTimeoutError, ServiceError,
-} from "../domain/errors.js";
+import { InvalidInputError, MalformedBodyError } from "../domain/errors.js";
+import { isRefusal, PayloadTooLargeError, RequestTimeoutError } from "./http-errors.js";
 import { visibleFileName } from "../domain/file-names.js";
 import type { Context } from "../domain/context.js";
 import type { Principal } from "../domain/access.js";
@@ -59,7 +58,7 @@ async function nextPart(parts: AsyncIterator<Multipart>, deadline: Deadline): Pr
     return await deadline.race(parts.next());
   } catch (error) {
     const status = (error as { statusCode?: unknown }).statusCode;
-    if (error instanceof ServiceError || (typeof status === "number" && status >= 400 && status < 500)) throw error;
+    if (isRefusal(error) || (typeof status === "number" && status >= 400 && status < 500)) throw error;
     throw malformed();
   }
 }
@@ -115,7 +114,7 @@ export async function withMultipart<T>(
         part.file.destroy();
         await receiving.then((late) => ctx.blobs.discard(late), () => undefined);
         // A part the client cut off fails the part's own stream: the client's error, not the disk's.
-        if (part.file.errored && !(error instanceof ServiceError)) throw malformed();
+        if (part.file.errored && !isRefusal(error)) throw malformed();
         throw error;
       }
       if (part.file.truncated) {

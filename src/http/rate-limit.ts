@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
-import { RateLimitedError } from "../domain/errors.js";
+import { RateLimitedError } from "./http-errors.js";
 import type { Store } from "../store/store.js";
 
 /** The limit is per second: windows are whole seconds of the clock. */

@@ -1,5 +1,5 @@
 import type { Prng } from "./prng.js";
-import { bearer, newDraft, queryValue, type Draft, type Shape } from "./request.js";
+import { bearer, newDraft, queryValue, type Draft } from "./request.js";
 import type { World } from "./world.js";
 import { JsonString, objectOf, RawJson } from "./json-text.js";
 import {
@@ -23,7 +23,7 @@ function readDraft(endpoint: "get-data" | "get-data-report", name: string, rng: 
   protect: readonly string[], tolerant: Record<string, unknown>[] = []): Draft {
   const method = readMethod(rng);
   return newDraft({
-    route: `${method} /api/${endpoint}`, shape: endpoint as Shape, category: `${endpoint}/${name}`, method, path: `/api/${endpoint}`,
+    route: `${method} /api/${endpoint}`, shape: endpoint, category: `${endpoint}/${name}`, method, path: `/api/${endpoint}`,
     authorization: bearer(token), params, extraKeysIgnored: true, protectedKeys: new Set(protect), tolerantObjects: tolerant,
     queryAllowed: true,
   });

@@ -35,7 +35,7 @@ export function judge(request: FuzzRequest, answer: Answer): string[] {
   const record = body as Record<string, unknown>;
   const keys = allowedKeys(request.shape, status);
   const failures: string[] = [];
-  if (!keys.some((key) => typeof record[key] === "string" && (record[key] as string).length > 0)) {
+  if (!keys.some((key) => typeof record[key] === "string" && (record[key]).length > 0)) {
     failures.push(`${status} answer lacks the endpoint's key (${keys.join(" or ")}): keys ${JSON.stringify(Object.keys(record))}`);
   }
   const debug = DEBUG_KEYS.filter((key) => key in record);

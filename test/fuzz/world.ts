@@ -1,5 +1,6 @@
 import { call, type Reply } from "../support/http.js";
 import { expiredTokenThroughApi } from "../support/expired-token.js";
+import type { JsonBody } from "../support/json.js";
 
 /**
  * What the fuzz runs against: a realistic instance made through the admin API and
@@ -66,7 +67,7 @@ const MAIN = "fuzz_main";
 const CLOSED = "fuzz_closed";
 const LIMITED = "fuzz_limited";
 
-async function expect(reply: Promise<Reply>, status: number, what: string): Promise<any> {
+async function expect(reply: Promise<Reply>, status: number, what: string): Promise<JsonBody> {
   const answer = await reply;
   if (answer.status !== status) throw new Error(`seeding: ${what} answered ${answer.status} ${answer.text.slice(0, 300)}`);
   return answer.json;
@@ -200,7 +201,7 @@ async function uploadRecordWithFile(url: string, admin: string, moduleId: string
   if (response.status !== 200) throw new Error(`seeding: upload answered ${response.status} ${text}`);
   const id = (JSON.parse(text) as { returnedStationID: number }).returnedStationID;
   const page = await expect(call(url, "GET", "/api/get-data", { token: admin, json: { blocId: MAIN, resultLimit: 1000 } }), 200, "reading back");
-  const record = Object.values(page.data as Record<string, any>).find((r) => r?.service_entry_row_id === id);
+  const record = Object.values(page.data as Record<string, JsonBody>).find((r) => r?.service_entry_row_id === id);
   const ref = record?.field_6;
   if (typeof ref !== "string" || ref === "") throw new Error(`seeding: no file reference on record ${id}`);
   return ref;

@@ -9,6 +9,7 @@ import { Prng } from "../fuzz/prng.js";
 import {
   addRequest, getDataRequest, reportRequest, Serials, SOAK_FIELDS, updateRequest, type Endpoint, type Scan, type SoakRequest,
 } from "./traffic.js";
+import type { JsonBody } from "../support/json.js";
 
 export interface SoakOptions {
   /** Seconds of load, warm-up included. */
@@ -97,7 +98,7 @@ function exchange(base: URL, agent: http.Agent, token: string, request: SoakRequ
 const STATIONS = 12;
 
 async function seed(base: URL, admin: string, log: (line: string) => void): Promise<{ blocIds: string[]; moduleId: string; token: string }> {
-  const asAdmin = async (method: string, p: string, json?: unknown): Promise<any> => {
+  const asAdmin = async (method: string, p: string, json?: unknown): Promise<JsonBody> => {
     const reply = await call(base.toString(), method, p, { token: admin, ...(json === undefined ? {} : { json }) });
     if (reply.status >= 300) throw new Error(`seeding the soak: ${method} ${p} answered ${reply.status} ${reply.text}`);
     return reply.json;

@@ -1,4 +1,5 @@
 import http from "node:http";
+import type { JsonBody } from "./json.js";
 
 export interface Reply {
   readonly status: number;
@@ -6,7 +7,7 @@ export interface Reply {
   readonly body: Buffer;
   readonly text: string;
   /** The parsed JSON body; undefined when the body is not JSON. */
-  readonly json: any;
+  readonly json: JsonBody;
 }
 
 export interface CallOptions {

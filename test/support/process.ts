@@ -75,8 +75,8 @@ export function startProcess(env: Record<string, string>, cwd: string, entry = S
         stop: () => new Promise((done) => { child.once("exit", () => done()); child.kill("SIGTERM"); }),
       });
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
     child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`exited with ${code}: ${output}`)); });
   });
 }
@@ -100,7 +100,7 @@ export interface Workspace {
   /** A fresh database of the engine under test, for the processes' DATABASE_URL. */
   readonly databaseUrl: string;
   /** Drops the database and deletes the folder; the processes should have stopped first. */
-  remove(): Promise<void>;
+  readonly remove: () => Promise<void>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import net from "node:net";
+import type { JsonBody } from "./json.js";
 
 /**
  * A bare HTTP/1.1 client over node:net, for what node:http and fetch will not do: send a
@@ -12,7 +13,7 @@ export interface RawReply {
   readonly headers: Readonly<Record<string, string>>;
   readonly text: string;
   /** The parsed JSON body; undefined when the body is not JSON. */
-  readonly json: any;
+  readonly json: JsonBody;
   /** Whether the server closed the connection (end of stream) after its answer. */
   readonly closed: boolean;
 }

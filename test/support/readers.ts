@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import type { TestServer } from "./server.js";
+import type { JsonBody } from "./json.js";
 
 /** An admin API call that must succeed; its JSON answer. */
-export async function asAdmin(server: TestServer, method: string, path: string, json?: unknown): Promise<any> {
+export async function asAdmin(server: TestServer, method: string, path: string, json?: unknown): Promise<JsonBody> {
   const reply = await server.call(method, path, json === undefined ? {} : { json });
   assert.ok(reply.status < 300, `${method} ${path}: ${reply.status} ${reply.text}`);
   return reply.json;

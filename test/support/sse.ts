@@ -1,5 +1,6 @@
 import http from "node:http";
 import { Conditions } from "./conditions.js";
+import type { JsonBody } from "./json.js";
 
 /** One Server-Sent Event as a client sees it. */
 export interface SseEvent {
@@ -73,7 +74,7 @@ export class SseClient {
   }
 
   /** Events of these types, their data parsed. */
-  of(...types: string[]): { id: string | undefined; event: string; body: any }[] {
+  of(...types: string[]): { id: string | undefined; event: string; body: JsonBody }[] {
     return this.events.filter((e) => types.includes(e.event)).map((e) => ({ id: e.id, event: e.event, body: JSON.parse(e.data) }));
   }
 

@@ -35,10 +35,10 @@ export class TcpProxy {
   }
 
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
-    let proxy: TcpProxy | undefined;
-    const server = net.createServer((client) => proxy!.accept(client));
+    // Connections are accepted only once listening, after `proxy` is made below.
+    const server = net.createServer((client) => proxy.accept(client));
     await listen(server, 0);
-    proxy = new TcpProxy(target, (server.address() as net.AddressInfo).port, server);
+    const proxy = new TcpProxy(target, (server.address() as net.AddressInfo).port, server);
     return proxy;
   }
 

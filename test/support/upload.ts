@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import type { JsonBody } from "./json.js";
 
 /** A file part of a multipart add-data. */
 export interface FilePart {
@@ -13,7 +14,7 @@ export interface UploadReply {
   readonly status: number;
   readonly text: string;
   /** The parsed JSON body; undefined when the body is not JSON. */
-  readonly json: any;
+  readonly json: JsonBody;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { byName, errorMessage } from "../api.js";
 import { useAsync } from "../use-async.js";
 import { Checkbox, Select } from "../ui/controls.js";

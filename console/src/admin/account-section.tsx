@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { errorMessage } from "../api.js";
 import { TextInput } from "../ui/controls.js";
 import { ConfirmAction } from "../ui/confirm-action.js";

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { href } from "../route.js";
 import { shown, useAsync } from "../use-async.js";
 import { Failure, Loading, Status } from "../ui/notice.js";

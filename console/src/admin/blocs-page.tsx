@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { byName } from "../api.js";
 import { useSubmit } from "../use-submit.js";
 import { href } from "../route.js";

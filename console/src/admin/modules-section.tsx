@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { useAsync } from "../use-async.js";
 import { CreateByName } from "../ui/create-by-name.js";
 import { Failure, Loading, Status } from "../ui/notice.js";

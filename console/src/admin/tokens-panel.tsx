@@ -1,5 +1,5 @@
 import { useId, useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { byName, errorMessage } from "../api.js";
 import { useSubmit } from "../use-submit.js";
 import { useAsync } from "../use-async.js";

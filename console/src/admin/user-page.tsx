@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { errorMessage } from "../api.js";
 import { shown, useAsync } from "../use-async.js";
 import { Select, TextArea } from "../ui/controls.js";

@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { errorMessage, isAdmin } from "../api.js";
 import type { BlocForm } from "../calls.js";
 import { useAsync } from "../use-async.js";

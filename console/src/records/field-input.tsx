@@ -13,7 +13,7 @@ function hintOf(field: FormField): string {
 }
 
 /** `datetime-local` gives 2026-11-23T09:00(:00); the service takes 2026-11-23 09:00:00. */
-export function fromDateTimeLocal(value: string): string {
+function fromDateTimeLocal(value: string): string {
   if (value === "") return "";
   const [date, time = ""] = value.split("T");
   return `${date} ${time.length === 5 ? `${time}:00` : time}`;

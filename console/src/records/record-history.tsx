@@ -1,4 +1,4 @@
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import type { BlocForm } from "../calls.js";
 import { useAsync } from "../use-async.js";
 import { Failure, Loading } from "../ui/notice.js";

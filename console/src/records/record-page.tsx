@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { errorMessage, isAdmin } from "../api.js";
 import { RECORD_ID, type BlocForm } from "../calls.js";
 import { href } from "../route.js";

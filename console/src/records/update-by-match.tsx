@@ -1,5 +1,5 @@
 import { useRef, useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { mayOn } from "../api.js";
 import { useAsync } from "../use-async.js";
 import { Failure, Loading, Status } from "../ui/notice.js";

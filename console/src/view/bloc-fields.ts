@@ -1,4 +1,4 @@
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { isAdmin, mayOn } from "../api.js";
 import type { Bloc, FieldType } from "../../../src/client/types.js";
 

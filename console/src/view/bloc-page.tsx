@@ -1,4 +1,4 @@
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { href, type Route } from "../route.js";
 import { PageHeading } from "../ui/page-heading.js";
 import type { Me } from "../../../src/client/types.js";

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import type { Session } from "../app.js";
+import type { Session } from "../session.js";
 import { isAdmin } from "../api.js";
 import { shown, useAsync } from "../use-async.js";
 import { Failure } from "../ui/notice.js";

@@ -36,7 +36,7 @@ function daysFrom(from: string, to: string): number {
 }
 
 /** How a window of whole days is drawn: per hour for one day, else per day from its first (or MAX_DAYS before its last) day. */
-export function planOf(from: string, to: string): { unit: Timeline["unit"]; from: string; clipped: boolean } {
+function planOf(from: string, to: string): { unit: Timeline["unit"]; from: string; clipped: boolean } {
   if (from === to) return { unit: "hour", from, clipped: false };
   const clipped = daysFrom(from, to) > MAX_DAYS;
   return { unit: "day", from: clipped ? addDays(to, -(MAX_DAYS - 1)) : from, clipped };

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { FIRST_VIEW, PAGE_SIZES, type Filters, type ViewQuery } from "./view-query.js";
+import { FIRST_VIEW, PAGE_SIZES, type ViewQuery } from "./view-query.js";
 
 /*
  * The data view's query lives in the URL's fragment, after the route
@@ -13,7 +13,7 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const FILTER = "f.";
 
 /** The query the fragment's `?…` part describes; anything unreadable falls back to the default. */
-export function queryOfHash(hash: string): ViewQuery {
+function queryOfHash(hash: string): ViewQuery {
   const at = hash.indexOf("?");
   if (at === -1) return FIRST_VIEW;
   const params = new URLSearchParams(hash.slice(at + 1));
@@ -39,13 +39,13 @@ export function queryOfHash(hash: string): ViewQuery {
 }
 
 /** The fragment for `route` (its path, "#/bloc/scans") with the query's non-default parts. */
-export function hashWithQuery(path: string, query: ViewQuery): string {
+function hashWithQuery(path: string, query: ViewQuery): string {
   const params = new URLSearchParams();
   if (query.from) params.set("from", query.from);
   if (query.to) params.set("to", query.to);
   if (query.order !== FIRST_VIEW.order) params.set("order", query.order);
   if (query.size !== FIRST_VIEW.size) params.set("size", String(query.size));
-  for (const [slug, values] of Object.entries(query.filters as Filters)) {
+  for (const [slug, values] of Object.entries(query.filters)) {
     for (const value of values) params.append(`${FILTER}${slug}`, value);
   }
   if (query.page !== FIRST_VIEW.page) params.set("page", String(query.page));

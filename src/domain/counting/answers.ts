@@ -70,7 +70,7 @@ function keys(segments: readonly Segment[]): string[] {
   return segments.map((s) => s.key);
 }
 
-export async function countRecords(view: StoreReads, given: RecordFilter): Promise<number> {
+export async function countVisibleRecords(view: StoreReads, given: RecordFilter): Promise<number> {
   if (given.visibility?.none) return 0;
   const filter = await simplify(view, given);
   const segments = await segmentsFor(view, filter);

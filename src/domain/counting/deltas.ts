@@ -1,4 +1,4 @@
-import { EVERYONE, hourOf, periodsOfHour, scopeId, segmentsOf, type Counted, type Layout, type Segment } from "./keys.js";
+import { hourOf, periodsOfHour, scopeId, segmentsOf, type Counted, type Layout, type Segment } from "./keys.js";
 import { ownValue } from "../values.js";
 
 /*
@@ -135,9 +135,4 @@ export class CounterDeltas {
     if (entry) bump(entry.hours, hour, n);
     else this.entries.set(id, { blocId, segment, slug, value, hours: new Map([[hour, n]]) });
   }
-}
-
-/** Whether an entry is of everyone's segment (the one whose all-time count is a value's count in the bloc). */
-export function isEveryone(entry: ValueEntry): boolean {
-  return entry.segment.key === EVERYONE.key;
 }

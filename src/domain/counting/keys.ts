@@ -1,7 +1,8 @@
-import type { Bloc, Visibility } from "../model.js";
+import { profileSlugs, type Bloc, type Visibility } from "../model.js";
 import type { Timestamp } from "../clock.js";
 import { DAY_END, DAY_START, addDays, lastDayOf, mondayOf } from "../calendar.js";
 import { ownValue } from "../values.js";
+import { COUNTED_ABOVE } from "../../config.js";
 
 /*
  * What the counters are keyed on, for every engine. A *scope* is the records of one
@@ -16,15 +17,7 @@ import { ownValue } from "../values.js";
  * ('d:2026-03-05') or an hour ('h:2026-03-05 06').
  */
 
-/**
- * A scope with more records than this keeps counters of its values; a smaller one is
- * counted from its records when read (at most this many). Measured in
- * docs/performance.md: at 1,000,000 records of the benchmark's shape, 2,000 keeps about
- * six value rows per record and reads any piece it does not count in a few milliseconds.
- * BLOC_COUNTED_ABOVE changes it (tests count small blocs' values that way); a database
- * keeps what it counted under another setting: the setting decides only when a scope starts counting.
- */
-export const COUNTED_ABOVE = 2000;
+/** COUNTED_ABOVE (config.ts) unless BLOC_COUNTED_ABOVE says otherwise (setCountingThreshold). */
 let countedAbove = COUNTED_ABOVE;
 
 export function countingThreshold(): number {
@@ -71,7 +64,7 @@ export interface Layout {
 export function layoutOf(bloc: Pick<Bloc, "fields">): Layout {
   return {
     slugs: bloc.fields.map((f) => f.slug),
-    profileSlugs: bloc.fields.filter((f) => f.applyProfileFilter).map((f) => f.slug),
+    profileSlugs: profileSlugs(bloc),
   };
 }
 

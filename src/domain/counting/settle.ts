@@ -218,7 +218,7 @@ async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: rea
  * Every value of every counted field in one scope, counted from its records (text in
  * full: they become counters), and its records per hour.
  */
-export async function tallyScope(tx: Tx, blocId: string, layout: Layout, segment: Segment, period: string):
+async function tallyScope(tx: Tx, blocId: string, layout: Layout, segment: Segment, period: string):
   Promise<{ counts: Map<string, Map<string, number>>; hours: Map<string, number> }> {
   const span = spanOf(period);
   const counts = new Map<string, Map<string, number>>(layout.slugs.map((slug) => [slug, new Map()]));

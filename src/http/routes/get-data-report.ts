@@ -65,7 +65,7 @@ function valueFilter(filtering: Params): Record<string, readonly unknown[]> {
 const UNSAFE_IN_NAME = /[/\\:*?"<>|\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `attachment` with an ASCII fallback name and the exact name in RFC 5987 form, both cleaned the same way. */
-export function contentDisposition(blocName: string, stamp: string, extension = "xlsx"): string {
+function contentDisposition(blocName: string, stamp: string, extension = "xlsx"): string {
   const name = visibleFileName(`${blocName}-${stamp.replace(/[-:]/g, "").replace(" ", "-")}.${extension}`).replace(UNSAFE_IN_NAME, "_");
   const ascii = name.replace(/[^A-Za-z0-9 ._-]/g, "_");
   // encodeURIComponent leaves ' ( ) unescaped, which RFC 5987's attr-char does not allow.

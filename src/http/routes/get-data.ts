@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import type { Context } from "../../domain/context.js";
 import { parseWindow } from "../../domain/dates.js";
 import { readRecords } from "../../domain/records.js";
-import { recordView, type RecordView } from "../../domain/record-view.js";
+import { recordView } from "../../domain/record-view.js";
 import { currentPrincipal } from "../auth.js";
 import { mergeReadParams, readParams } from "../body.js";
 import { errorResponses } from "../error-schemas.js";
@@ -40,7 +40,7 @@ export function getDataRoute(app: FastifyInstance, ctx: Context, maxResultLimit:
       const result = await readRecords(ctx, currentPrincipal(request), { blocId, window, order, limit, page });
 
       // The spec's `data` is an object: records under "0", "1", … beside the aggregates.
-      const data: Record<string, RecordView | unknown> = {};
+      const data: Record<string, unknown> = {};
       result.records.forEach((record, index) => { data[String(index)] = recordView(result.bloc, record); });
       data.count = result.count;
       data.fieldCounts = result.fieldCounts.listed;

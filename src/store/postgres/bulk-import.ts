@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { BulkImported, NewRecord } from "../store.js";
 import type { Pg } from "./driver.js";
-import type { Session } from "./session.js";
+import type { WriteTransaction } from "./write-transaction.js";
 
 /* Bulk loads: records streamed in with COPY … FROM STDIN inside one transaction. */
 
@@ -71,7 +71,7 @@ export async function copyRecords(conn: Pg, table: string, batches: AsyncIterabl
  * Loads every batch into `records` with one COPY, in the session's transaction (which
  * holds the bloc's lock, as every record writer takes it), then runs `count` in it.
  */
-export async function bulkImport(session: Session, blocId: string, batches: AsyncIterable<readonly NewRecord[]>,
+export async function bulkImport(session: WriteTransaction, blocId: string, batches: AsyncIterable<readonly NewRecord[]>,
   count: () => Promise<void>): Promise<BulkImported> {
   const [{ id: before }] = await session.db.run<{ id: number }>("SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id") as [{ id: number }];
   // A small table's secondary indexes are dropped and built again once loaded (one sort each). Dropping

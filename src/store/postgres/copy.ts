@@ -2,7 +2,7 @@ import { TABLES, type Row, type TableName } from "../store.js";
 import { TABLE_SHAPES } from "../tables.js";
 import type { Db, Param } from "./driver.js";
 import { ensureFieldIndex } from "./field-indexes.js";
-import { COUNTER_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
+import { COUNTER_HEAD, SEQUENCE_HEAD, headTail } from "./key-heads.js";
 
 /*
  * Whole tables in the canonical row shape (store/tables.ts), for copying an instance

@@ -4,7 +4,7 @@ import type {
 } from "../../domain/counting/ports.js";
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, indexedTerm } from "./filters.js";
-import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./schema.js";
+import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./key-heads.js";
 
 /*
  * The counter tables (domain/counting/ports.ts): plain reads and writes by the keys the

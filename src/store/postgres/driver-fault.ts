@@ -4,7 +4,7 @@
  * socket has closed: `TypeError: Cannot read properties of null (reading 'write')` in
  * connection.js nextWrite (porsager/postgres#1154, #1208). Thrown from a timer, no query
  * can catch it, and it ended the process. The store no longer writes to or releases a
- * connection it knows to be lost (session.ts), which is what triggered it here; this
+ * connection it knows to be lost (write-transaction.ts), which is what triggered it here; this
  * guard is for what remains.
  *
  * Only that one error is kept from ending the process, and it is safe to: the write was

@@ -36,7 +36,7 @@ export function appendParams(blocId: string, events: readonly NewEvent[]): Param
 
 /**
  * Sent without waiting for its answer (a round trip saved per add in a group commit): a
- * failure is kept by the session and fails the transaction (session.ts).
+ * failure is kept by the session and fails the transaction (write-transaction.ts).
  */
 export function appendEvents(db: Db, blocId: string, events: readonly NewEvent[]): void {
   if (events.length === 0) return;

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { lockUntilCommit, type Db } from "./driver.js";
 import { fieldHead, fieldSql, indexedTerm, literal } from "./filters.js";
-import { FIELD_HEAD, headTail } from "./schema.js";
+import { FIELD_HEAD, headTail } from "./key-heads.js";
 
 /**
  * Every field is searchable by value without an admin marking it (issue 10): each field

@@ -3,7 +3,7 @@ import {
   type MatchCondition, type Order, type RecordFilter, type Visibility,
 } from "../../domain/model.js";
 import { storable, type Param, type RunOptions } from "./driver.js";
-import { FIELD_HEAD, headTail } from "./schema.js";
+import { FIELD_HEAD, headTail } from "./key-heads.js";
 
 /*
  * The SQL that record queries share: conditions for filters and visibility over

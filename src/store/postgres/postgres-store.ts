@@ -25,7 +25,7 @@ import { RateWindows } from "./rate-windows.js";
 import { PgSignInAttempts } from "./sign-in-attempts.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
-import { Session } from "./session.js";
+import { WriteTransaction } from "./write-transaction.js";
 import { Sockets } from "./sockets.js";
 import { PgUnit } from "./unit.js";
 
@@ -73,7 +73,7 @@ const END_TIMEOUT_S = 2;
 
 export class PostgresStore extends BaseStore implements Store {
   protected readonly direct: StoreReads;
-  private readonly transactions: Transactions<Session>;
+  private readonly transactions: Transactions<WriteTransaction>;
   private readonly cache: GenerationCache;
   private readonly meta: Db;
   private readonly loading = new Map<string, Promise<unknown>>();
@@ -143,12 +143,12 @@ export class PostgresStore extends BaseStore implements Store {
     }
   }
 
-  private engine(): TransactionEngine<Session> {
+  private engine(): TransactionEngine<WriteTransaction> {
     return {
-      transaction: async <T>(work: (session: Session) => Promise<T>, deadline?: number): Promise<T> => {
+      transaction: async <T>(work: (session: WriteTransaction) => Promise<T>, deadline?: number): Promise<T> => {
         let wroteConfig = false;
         try {
-          const result = await Session.run(this.pool, async (session) => {
+          const result = await WriteTransaction.run(this.pool, async (session) => {
             try {
               return await work(session);
             } finally {
@@ -164,8 +164,8 @@ export class PostgresStore extends BaseStore implements Store {
           throw error;
         }
       },
-      savepoint: <T>(session: Session, work: () => Promise<T>): Promise<T> => session.unit(work),
-      unit: (session: Session, counters: CounterDeltas, pending: CounterDeltas): Tx =>
+      savepoint: <T>(session: WriteTransaction, work: () => Promise<T>): Promise<T> => session.unit(work),
+      unit: (session: WriteTransaction, counters: CounterDeltas, pending: CounterDeltas): Tx =>
         new PgUnit(session, this.shared(), counters, pending),
     };
   }
@@ -218,7 +218,7 @@ export class PostgresStore extends BaseStore implements Store {
   }
 
   async bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>, count: (tx: Tx) => Promise<void>): Promise<BulkImported> {
-    const loaded = await Session.run(this.pool, async (session) => {
+    const loaded = await WriteTransaction.run(this.pool, async (session) => {
       await session.lockBloc(blocId);
       return bulkImport(session, blocId, batches,
         () => count(new PgUnit(session, this.shared(), new CounterDeltas(), new CounterDeltas())));

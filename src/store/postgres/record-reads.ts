@@ -4,7 +4,7 @@ import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type { ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, indexedTerm, orderSql, Params, whereSql } from "./filters.js";
-import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./schema.js";
+import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./key-heads.js";
 import { drivingField } from "./value-driver.js";
 
 /*

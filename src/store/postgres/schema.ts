@@ -1,5 +1,6 @@
 import { LOCK, type Pg } from "./driver.js";
 import { valueIndexesMigration, valueStatisticsMigration } from "./field-indexes.js";
+import { COUNTER_HEAD, SEQUENCE_HEAD } from "./key-heads.js";
 
 /**
  * The PostgreSQL schema: the SQLite engine's tables and columns (store/tables.ts names
@@ -18,18 +19,6 @@ import { valueIndexesMigration, valueStatisticsMigration } from "./field-indexes
  *   never share both; short texts (nearly all) are keyed on themselves, so that key
  *   order is the text's own order except between long texts sharing their whole head.
  */
-
-/** Characters of a long key text kept in its head, where the key has one such text. */
-export const COUNTER_HEAD = 200;
-/** Characters of a field's value in the head its index keys it on (field-indexes.ts). */
-export const FIELD_HEAD = 200;
-/** Sequences' keys hold three client texts: shorter heads keep the entry within bounds. */
-export const SEQUENCE_HEAD = 100;
-
-/** SQL for the (head, tail) pair a key text is stored under; `text` is an SQL expression. */
-export function headTail(text: string, head: number): [string, string] {
-  return [`left(${text}, ${head})`, `bloc_key_tail(${text}, ${head})`];
-}
 
 /**
  * The columns of tokens whose change a cached token must see: every column but

@@ -47,7 +47,7 @@ export class Sockets {
     socket.end = ((...args: unknown[]) => {
       setTimeout(() => socket.destroy(), END_GRACE_MS).unref();
       return end(...args);
-    }) as net.Socket["end"];
+    });
     if (options.ssl) return socket;
     const tracked: Tracked = { socket, owedSince: undefined };
     this.live.add(tracked);
@@ -55,7 +55,7 @@ export class Sockets {
     socket.write = ((...args: unknown[]) => {
       tracked.owedSince ??= performance.now();
       return write(...args);
-    }) as net.Socket["write"];
+    });
     // Added before the driver's own listener, in the same turn: no byte can arrive in between.
     socket.on("data", () => { tracked.owedSince = undefined; });
     socket.once("close", () => this.live.delete(tracked));

@@ -14,7 +14,7 @@ import * as history from "./history.js";
 import * as idempotency from "./idempotency.js";
 import { PgReads, type CachedConfig } from "./reads.js";
 import * as writes from "./record-writes.js";
-import type { Session } from "./session.js";
+import type { WriteTransaction } from "./write-transaction.js";
 
 /** A unit of work's view of an open transaction: every read and write, on its connection. */
 export class PgUnit extends PgReads implements Tx {
@@ -22,7 +22,7 @@ export class PgUnit extends PgReads implements Tx {
   private readonly cache: GenerationCache;
 
   constructor(
-    private readonly session: Session,
+    private readonly session: WriteTransaction,
     shared: Omit<CachedConfig, "bypass">,
     readonly counters: CounterDeltas,
     readonly pending: CounterDeltas,

@@ -34,7 +34,7 @@ interface RawConnection {
  * on a connection the pool has since reopened for another. PostgreSQL rolls back what
  * it held.
  */
-export class Session {
+export class WriteTransaction {
   /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
   wroteConfig = false;
   readonly db: Db;
@@ -74,8 +74,8 @@ export class Session {
    * its connection is cut, so that it can never commit afterwards (a COMMIT already sent
    * may still have committed: the client cannot know, and Idempotency-Key makes its retry safe).
    */
-  static async run<T>(pool: Pg, work: (session: Session) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans): Promise<T> {
-    let session: Session | undefined;
+  static async run<T>(pool: Pg, work: (session: WriteTransaction) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans): Promise<T> {
+    let session: WriteTransaction | undefined;
     let abandoned = false;
     return deadline.run(async () => {
       const conn = await pool.reserve();
@@ -84,7 +84,7 @@ export class Session {
         conn.release();
         throw new StoreUnavailableError();
       }
-      session = new Session(conn, orphans);
+      session = new WriteTransaction(conn, orphans);
       return session.complete(work);
     }, () => {
       abandoned = true;
@@ -92,11 +92,12 @@ export class Session {
     });
   }
 
-  private async complete<T>(work: (session: Session) => Promise<T>): Promise<T> {
+  private async complete<T>(work: (session: WriteTransaction) => Promise<T>): Promise<T> {
     let sound = false;
     try {
       this.begin();
       const result = await work(this);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own rejection, passed on as it came
       if (this.failure !== undefined) throw this.failure;
       // Checked before COMMIT is sent: on a lost connection it would go nowhere, or to another's.
       if (this.lost) throw new StoreUnavailableError();
@@ -158,6 +159,7 @@ export class Session {
     this.unitLocks = new Set();
     try {
       const result = await work();
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own rejection, passed on as it came
       if (this.failure !== undefined) throw this.failure;
       for (const blocId of this.unitLocks) this.locked.add(blocId);
       // Keeps the nesting flat; its answer is checked with the next statement's.
