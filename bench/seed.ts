@@ -1,6 +1,6 @@
 import type { Context } from "../src/domain/context.js";
 import { createBloc } from "../src/domain/blocs.js";
-import type { NewRecord } from "../src/store/store.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import { importRecords, rebuildCounters } from "../src/domain/record-writes.js";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
 

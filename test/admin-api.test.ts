@@ -6,7 +6,7 @@ import path from "node:path";
 import { call, type Reply } from "./support/http.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { keysOf } from "./support/fixtures.js";
-import { TABLES } from "../src/store/store.js";
+import { TABLES } from "../src/domain/ports/store.js";
 
 /** A field as the admin API shows one created with only a name (and maybe a slug). */
 function textField(slug: string, name: string): Record<string, unknown> {

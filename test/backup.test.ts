@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import zlib from "node:zlib";
 import { openStoreAt } from "../src/cli/copy.js";
-import { TABLES, type Row, type Store, type TableName } from "../src/store/store.js";
+import { TABLES, type Row, type Store, type TableName } from "../src/domain/ports/store.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess, type Running, type Workspace } from "./support/process.js";

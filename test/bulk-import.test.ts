@@ -2,7 +2,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
 import { importRecords } from "../src/domain/record-writes.js";
-import type { NewRecord, Row } from "../src/store/store.js";
+import type { NewRecord, Row } from "../src/domain/ports/store.js";
 import { stamp, storedRecords } from "./support/fixtures.js";
 import { allRows, assertCountersEqualRecount } from "./support/recount.js";
 import { addMember, startServer, type Member, type TestServer } from "./support/server.js";

@@ -4,7 +4,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "../src/domain/e
 import type { Bloc, Field } from "../src/domain/model.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
-import { TABLES, type NewRecord, type Row, type Store, type Tx } from "../src/store/store.js";
+import { TABLES, type NewRecord, type Row, type Store, type Tx } from "../src/domain/ports/store.js";
 import { freshDatabaseUrl, testEngine, type TestDatabase } from "./support/database.js";
 import { countRecords, countValues } from "../src/domain/record-queries.js";
 import { layoutOf, profileSegment } from "../src/domain/counting/keys.js";

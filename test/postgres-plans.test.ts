@@ -4,7 +4,7 @@ import { bulkImportRecords } from "../src/domain/bulk-import.js";
 import { createBloc } from "../src/domain/blocs.js";
 import { ALL_TIME, EVERYONE } from "../src/domain/counting/keys.js";
 import type { Context } from "../src/domain/context.js";
-import type { NewRecord } from "../src/store/store.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import * as counters from "../src/store/postgres/counters.js";
 import { connect, type Db, type Param, type Pg } from "../src/store/postgres/driver.js";
 import { listRecords, listRows } from "../src/store/postgres/record-reads.js";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { backupStore, restoreStore } from "../src/cli/backup.js";
 import { openStoreAt } from "../src/cli/copy.js";
 import { FileBlobs } from "../src/store/file-blobs.js";
-import { TABLES, type Row, type TableName } from "../src/store/store.js";
+import { TABLES, type Row, type TableName } from "../src/domain/ports/store.js";
 import { addMember, addRecord, startServer, type TestServer } from "./support/server.js";
 import { freshDatabaseUrl, testEngine } from "./support/database.js";
 import { keysOf, storedRecords } from "./support/fixtures.js";

@@ -1,11 +1,11 @@
 import crypto from "node:crypto";
 import { once } from "node:events";
-import fs from "node:fs";
-import { PassThrough } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { readConfig, type Config } from "../config.js";
-import { FileBlobs, type ReceivedContent } from "../store/file-blobs.js";
+import type { Blobs, ReceivedContent } from "../domain/ports/blobs.js";
+import { FileBlobs } from "../store/file-blobs.js";
 import { openStore } from "../store/open-store.js";
-import { COUNTER_TABLES, TABLES, type Row, type Store, type TableName } from "../store/store.js";
+import { COUNTER_TABLES, TABLES, type Row, type Store, type TableName } from "../domain/ports/store.js";
 import { TABLE_SHAPES, withAddedColumns } from "../store/tables.js";
 import { BackupError, BackupWriter, FORMAT, VERSION, readBackup, type Entry, type Header, type Trailer } from "./backup-file.js";
 import { redactUrl } from "./copy.js";
@@ -64,9 +64,9 @@ function total(counts: Readonly<Record<string, number>>): number {
 }
 
 /** Writes one content's bytes after its line, checking them against their hash as they are read. */
-async function writeContent(writer: BackupWriter, blobs: FileBlobs, dir: string, sha256: string): Promise<number> {
+async function writeContent(writer: BackupWriter, blobs: Blobs, dir: string, sha256: string): Promise<number> {
   let size: number;
-  let content: fs.ReadStream;
+  let content: Readable;
   try {
     size = await blobs.size(sha256);
     content = await blobs.open(sha256);
@@ -90,7 +90,7 @@ async function writeContent(writer: BackupWriter, blobs: FileBlobs, dir: string,
 
 /** Writes a backup of `store` (and the contents in `blobs`) to `file`. */
 export async function backupStore(
-  store: Store, engine: string, blobs: FileBlobs, dir: string, file: string, withFiles: boolean,
+  store: Store, engine: string, blobs: Blobs, dir: string, file: string, withFiles: boolean,
 ): Promise<Omit<BackupReport, "from" | "seconds">> {
   const writer = await BackupWriter.create(file);
   try {
@@ -194,7 +194,7 @@ const RETIRED_TABLES: readonly string[] = ["day_counts", "value_totals", "period
 const COUNTED: readonly TableName[] = COUNTER_TABLES;
 
 /** Writes the rows and contents of a verified backup into an empty store and files folder. */
-async function load(file: string, store: Store, blobs: FileBlobs): Promise<void> {
+async function load(file: string, store: Store, blobs: Blobs): Promise<void> {
   let pending: Row[] = [];
   let pendingTable: TableName | undefined;
   let pendingBytes = 0;
@@ -244,7 +244,7 @@ async function load(file: string, store: Store, blobs: FileBlobs): Promise<void>
 }
 
 /** Restores a backup into `store`, which must be empty, and its contents into `blobs`. */
-export async function restoreStore(store: Store, blobs: FileBlobs, file: string): Promise<Omit<RestoreReport, "to" | "seconds">> {
+export async function restoreStore(store: Store, blobs: Blobs, file: string): Promise<Omit<RestoreReport, "to" | "seconds">> {
   const before = await store.tableSizes();
   const filled = TABLES.filter((t) => before[t] > 0);
   if (filled.length > 0) {

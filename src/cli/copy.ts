@@ -2,7 +2,7 @@ import fs from "node:fs";
 import cliProgress from "cli-progress";
 import { ConfigError, readConfig, sqlitePath, type Config } from "../config.js";
 import { openStore } from "../store/open-store.js";
-import { TABLES, type Row, type Store, type TableName } from "../store/store.js";
+import { TABLES, type Row, type Store, type TableName } from "../domain/ports/store.js";
 import { UsageError } from "./commands.js";
 
 /**

@@ -3,7 +3,7 @@ import {
   PERMISSIONS,
   type Bloc, type Grant, type Permission, type RestrictionMode, type TokenScope, type User, type Visibility,
 } from "./model.js";
-import type { AccessFacts, Tx } from "../store/store.js";
+import type { AccessFacts, Tx } from "./ports/store.js";
 import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
 import { ownValue } from "./values.js";

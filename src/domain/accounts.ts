@@ -3,7 +3,7 @@ import type { ConfigContext, Context } from "./context.js";
 import type { User, UserRole } from "./model.js";
 import { createUser } from "./users.js";
 import { checkPassword, hashPassword, verifyPassword } from "./passwords.js";
-import type { AccountChanges } from "../store/store.js";
+import type { AccountChanges } from "./ports/store.js";
 
 /** RFC 5321's longest address. */
 export const MAX_EMAIL_LENGTH = 254;

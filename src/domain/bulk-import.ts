@@ -1,5 +1,5 @@
 import { InvalidInputError, NotFoundError } from "./errors.js";
-import type { BulkImported, NewRecord, Store } from "../store/store.js";
+import type { BulkImported, NewRecord, Store } from "./ports/store.js";
 import { CounterDeltas } from "./counting/deltas.js";
 import { layoutOf } from "./counting/keys.js";
 import { recountBloc } from "./counting/recount.js";

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { STATUS_KEY, type StoredRecord, type Visibility } from "./model.js";
 import type { Context } from "./context.js";
-import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "../store/store.js";
+import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/store.js";
 
 /**
  * Events: what changed, written to the outbox (the `events` table) in the transaction of

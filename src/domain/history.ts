@@ -1,7 +1,7 @@
 import { NotFoundError } from "./errors.js";
 import { STATUS_KEY, type StoredRecord } from "./model.js";
 import type { Context } from "./context.js";
-import type { Changes, HistoryAction, HistoryEntry } from "../store/store.js";
+import type { Changes, HistoryAction, HistoryEntry } from "./ports/store.js";
 
 /**
  * Record history: each update of a record keeps who made it, when, through which token,

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, IdempotencyMismatchError, InvalidInputError } from "./errors.js";
 import type { Context } from "./context.js";
-import type { Store, Tx } from "../store/store.js";
+import type { Store, Tx } from "./ports/store.js";
 import type { Replacement } from "./record-writes.js";
 import type { AddedRecord } from "./records.js";
 

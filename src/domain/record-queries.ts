@@ -1,5 +1,5 @@
 import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
-import type { ProjectedRow, RowColumn, RowPage, StoreReads } from "../store/store.js";
+import type { ProjectedRow, RowColumn, RowPage, StoreReads } from "./ports/store.js";
 import { countRecords, dayCounts, simplify } from "./counting/answers.js";
 import type { DayCount } from "./counting/windows.js";
 

@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from "./errors.js";
 import { STATUS_KEY, type Bloc, type RecordFilter, type StoredRecord } from "./model.js";
 import type { Context } from "./context.js";
-import type { Changes, HistoryEntry, Tx } from "../store/store.js";
+import type { Changes, HistoryEntry, Tx } from "./ports/store.js";
 import { layoutOf } from "./counting/keys.js";
 import { recordRemovedOrRestored } from "./events.js";
 import type { Actor } from "./history.js";

@@ -7,7 +7,7 @@ import { STATUS_KEY, type Field, type RecordFilter, type ScanLimitPeriod, type S
 import { countSince } from "./record-queries.js";
 import { historyOf, type Actor } from "./history.js";
 import { recordAdded, recordsUpdated } from "./events.js";
-import type { NewFile, NewRecord, StoreReads, Tx, ValueLookup } from "../store/store.js";
+import type { NewFile, NewRecord, StoreReads, Tx, ValueLookup } from "./ports/store.js";
 import { ownValue } from "./values.js";
 
 /**

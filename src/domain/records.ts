@@ -5,7 +5,7 @@ import {
 } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import type { NewFile, Tx } from "../store/store.js";
+import type { NewFile, Tx } from "./ports/store.js";
 import { listFieldCounts, valuesToRead, type FieldCounts } from "./field-counts.js";
 import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { parseFormat, template } from "./autogenerate.js";

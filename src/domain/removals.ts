@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from "./errors.js";
 import type { Context } from "./context.js";
 import type { Grant } from "./model.js";
-import type { BlocAccessList } from "../store/store.js";
+import type { BlocAccessList } from "./ports/store.js";
 import { parseFormat } from "./autogenerate.js";
 import { getBloc } from "./blocs.js";
 import { changeWithEvent, configChanged } from "./events.js";

@@ -2,7 +2,7 @@ import type { Context } from "./context.js";
 import { requireAccess, type Principal } from "./access.js";
 import { listRows } from "./record-queries.js";
 import type { Visibility } from "./model.js";
-import type { StoreReads } from "../store/store.js";
+import type { StoreReads } from "./ports/store.js";
 
 /**
  * The names of the users who created records the principal can see in a bloc, for the

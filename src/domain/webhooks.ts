@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { Context } from "./context.js";
 import { InvalidInputError, NotFoundError } from "./errors.js";
 import { EVENT_TYPES, RECORD_EVENT_TYPES, eventBody, isEventType, type EventType } from "./events.js";
-import type { Delivery, NewDelivery, StoredEvent, Webhook } from "../store/store.js";
+import type { Delivery, NewDelivery, StoredEvent, Webhook } from "./ports/store.js";
 
 /**
  * Webhooks: an admin names a URL, the blocs and the event types it wants; every such

@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import type { Context } from "../domain/context.js";
 import { eventBody } from "../domain/events.js";
 import { acknowledged, deliveryHeaders, KEPT_DELIVERIES, retryDelay, type Send } from "../domain/webhooks.js";
-import type { Lane, LaneProgress, NewDelivery, Webhook } from "../store/store.js";
+import type { Lane, LaneProgress, NewDelivery, Webhook } from "../domain/ports/store.js";
 import type { LoopLoad } from "./busy.js";
 
 export interface DispatcherOptions {

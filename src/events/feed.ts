@@ -1,5 +1,5 @@
 import type { Context } from "../domain/context.js";
-import type { StoredEvent } from "../store/store.js";
+import type { StoredEvent } from "../domain/ports/store.js";
 import type { LoopLoad } from "./busy.js";
 
 /**

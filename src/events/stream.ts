@@ -3,7 +3,7 @@ import type { Context } from "../domain/context.js";
 import { ServiceError } from "../domain/errors.js";
 import type { ReaderIds } from "../domain/stream-ids.js";
 import { authenticate } from "../domain/tokens.js";
-import type { StoredEvent } from "../store/store.js";
+import type { StoredEvent } from "../domain/ports/store.js";
 import { dataOf, streamedTo } from "./event-data.js";
 import type { EventFeed } from "./feed.js";
 import type { LastVisible } from "./last-visible.js";

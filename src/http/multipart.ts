@@ -8,7 +8,7 @@ import { visibleFileName } from "../domain/file-names.js";
 import type { Context } from "../domain/context.js";
 import type { Principal } from "../domain/access.js";
 import { checkUpload, type UploadedFile } from "../domain/records.js";
-import type { ReceivedContent } from "../store/file-blobs.js";
+import type { ReceivedContent } from "../domain/ports/blobs.js";
 import { authenticateAgain } from "./auth.js";
 import { tooLarge } from "./body.js";
 import { present, requiredId, type Params } from "./params.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
 import { RateLimitedError } from "../domain/errors.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../domain/ports/store.js";
 
 /** The limit is per second: windows are whole seconds of the clock. */
 const WINDOW_MS = 1000;

@@ -1,4 +1,4 @@
-import type { Store } from "../store/store.js";
+import type { Store } from "../domain/ports/store.js";
 import { storeDuration } from "./registry.js";
 
 type Method = (...args: unknown[]) => unknown;

@@ -1,5 +1,5 @@
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../domain/model.js";
-import type { AccountChanges, NewToken, StoreReads, TransactionOptions, Tx } from "./store.js";
+import type { AccountChanges, NewToken, StoreReads, TransactionOptions, Tx } from "../domain/ports/store.js";
 
 /**
  * What every engine's Store shares: reads go to the engine's `direct` reader (outside

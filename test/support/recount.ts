@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Row, Store, TableName } from "../../src/store/store.js";
+import type { Row, Store, TableName } from "../../src/domain/ports/store.js";
 import { countingThreshold } from "../../src/domain/counting/keys.js";
 
 /** Every row of a table, as the store exports it, in key order. */

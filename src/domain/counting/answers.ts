@@ -1,6 +1,6 @@
 import type { MatchCondition, RecordCursor, RecordFilter } from "../model.js";
 import { tooLongToList } from "../field-counts.js";
-import type { StoreReads, ValueCount, ValueCounts } from "../../store/store.js";
+import type { StoreReads, ValueCount, ValueCounts } from "../ports/store.js";
 import { ALL_TIME, EVERYONE, layoutOf, ownerSegment, profileSegment, spanOf, type Segment } from "./keys.js";
 import { countIn, dayCountsIn, planWindow, type DayCount, type Interval } from "./windows.js";
 

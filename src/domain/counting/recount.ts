@@ -1,10 +1,10 @@
 import type { RecordCursor } from "../model.js";
-import type { RowColumn, Store, Tx } from "../../store/store.js";
+import type { RowColumn, Store, Tx } from "../ports/store.js";
 import {
   ALL_TIME, EVERYONE, TIERS, countingThreshold, countsValuesAbove, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
-import type { Scope, ValueCountChange } from "./ports.js";
+import type { Scope, ValueCountChange } from "../ports/counters.js";
 
 /*
  * Counting a bloc's counters again from its records, in bounded memory: after a field

@@ -1,11 +1,11 @@
 import type { StoredRecord } from "../model.js";
-import type { Tx } from "../../store/store.js";
+import type { Tx } from "../ports/store.js";
 import { CounterDeltas, type ScopeChange, type ValueEntry } from "./deltas.js";
 import {
   ALL_TIME, countsValuesAbove, EVERYONE, hourKey, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
-import type { Scope, ScopeKey, ValueCountChange } from "./ports.js";
+import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
 
 /*
  * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every

@@ -1,7 +1,7 @@
 import type { RecordFilter } from "../model.js";
 import type { Timestamp } from "../clock.js";
 import { DAY_END, DAY_START, addDays, mondayOf } from "../calendar.js";
-import type { StoreReads } from "../../store/store.js";
+import type { StoreReads } from "../ports/store.js";
 import {
   ALL_TIME, TIERS, addSecond, dayKey, hourKey, periodsBetween, spanOf, subtractSecond, type Tier,
 } from "./keys.js";

@@ -1,6 +1,6 @@
 import { ConflictError } from "../../domain/errors.js";
 import type { Bloc, BlocSettings, Field, Grant, Module, RestrictionMode, Role, User, UserRole } from "../../domain/model.js";
-import type { AccountChanges, ConfigWrites, NewToken } from "../store.js";
+import type { AccountChanges, ConfigWrites, NewToken } from "../../domain/ports/store.js";
 import { BLOC_ROWS } from "../bloc-rows.js";
 import {
   FIELD_COLUMNS, GRANT_COLUMNS, USER_COLUMNS, accountSets, fieldParams, grantParams, internalId, toUser, type UserRow,

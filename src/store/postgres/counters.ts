@@ -1,7 +1,7 @@
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type {
   Scope, ScopeCountChange, ScopeKey, ValueCount, ValueCountChange,
-} from "../../domain/counting/ports.js";
+} from "../../domain/ports/counters.js";
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, indexedTerm } from "./filters.js";
 import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./schema.js";

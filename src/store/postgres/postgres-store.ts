@@ -8,8 +8,8 @@ import { GenerationCache } from "../generation-cache.js";
 import type {
   BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
   SignInAttempts, TableName, TransactionOptions, Tx, Webhook,
-} from "../store.js";
-import { Transactions, type TransactionEngine } from "../transactions.js";
+} from "../../domain/ports/store.js";
+import { Transactions, type TransactionEngine } from "../../domain/transactions.js";
 import { bulkImport } from "./bulk-import.js";
 import { holdContent, releaseContent } from "./content.js";
 import * as copy from "./copy.js";

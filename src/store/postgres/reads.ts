@@ -1,10 +1,10 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { Bloc, Module, RecordFilter, RestrictionMode, Role, StoredFile, StoredRecord, Token, User } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { Scope, ScopeKey } from "../../domain/counting/ports.js";
+import type { Scope, ScopeKey } from "../../domain/ports/counters.js";
 import type {
   AccessFacts, BlocAccessList, HistoryEntry, Login, ProjectedRow, RowColumn, RowPage, StoreReads, ValueCount, ValueCounts, ValueLookup,
-} from "../store.js";
+} from "../../domain/ports/store.js";
 import {
   BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, USER_COLUMNS, LOGIN_COLUMNS, internalId, toBloc, toGrant, toUser,
   type BlocRow, type FieldRow, type GrantRow, type LoginRow, type UserRow,

@@ -1,11 +1,11 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { CounterDeltas } from "../../domain/counting/deltas.js";
-import type { Scope, ScopeCountChange, ValueCountChange } from "../../domain/counting/ports.js";
+import type { Scope, ScopeCountChange, ValueCountChange } from "../../domain/ports/counters.js";
 import type {
   Bloc, BlocSettings, Field, Grant, Module, RecordFilter, RestrictionMode, Role, StoredRecord, User, UserRole,
 } from "../../domain/model.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { AccountChanges, HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../store.js";
+import type { AccountChanges, HistoryEntry, IdempotencyEntry, NewEvent, NewFile, NewRecord, NewToken, Tx, Webhook } from "../../domain/ports/store.js";
 import { PgConfigWrites } from "./config-writes.js";
 import * as counters from "./counters.js";
 import * as events from "./events.js";

@@ -4,7 +4,7 @@ import {
   type BlocRow, type FieldRow, type GrantRow, type TokenRow, type UserRow,
   accountSets, LOGIN_COLUMNS, type LoginRow,
 } from "../config-rows.js";
-import type { AccessFacts, AccountChanges, BlocAccessList, ConfigWrites, Login, NewToken } from "../store.js";
+import type { AccessFacts, AccountChanges, BlocAccessList, ConfigWrites, Login, NewToken } from "../../domain/ports/store.js";
 import { BLOC_ROWS } from "../bloc-rows.js";
 import type { GenerationCache } from "../generation-cache.js";
 import type { Statements } from "./statements.js";

@@ -1,7 +1,7 @@
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type {
   Scope, ScopeCountChange, ScopeKey, ValueCount, ValueCountChange,
-} from "../../domain/counting/ports.js";
+} from "../../domain/ports/counters.js";
 import { IN_LIST, jsonList, type Param, type Statements } from "./statements.js";
 import { indexedTerm, valueSql } from "./value-indexes.js";
 

@@ -2,7 +2,7 @@ import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
 import crypto from "node:crypto";
 import { tooLongToList } from "../../domain/field-counts.js";
-import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
+import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../../domain/ports/store.js";
 import { SqliteConfig } from "./config-queries.js";
 import { RECORDS, likePrefix, orderBy, sourceSql, whereClause, type Projection } from "./sql.js";
 import { indexedTerm, valueSql } from "./value-indexes.js";

@@ -1,7 +1,7 @@
 import type { CounterDeltas } from "../../domain/counting/deltas.js";
-import type { Scope, ScopeCountChange, ScopeKey, ValueCountChange } from "../../domain/counting/ports.js";
+import type { Scope, ScopeCountChange, ScopeKey, ValueCountChange } from "../../domain/ports/counters.js";
 import type { GenerationCache } from "../generation-cache.js";
-import type { HistoryEntry, IdempotencyEntry, NewEvent, Tx, ValueCount, Webhook } from "../store.js";
+import type { HistoryEntry, IdempotencyEntry, NewEvent, Tx, ValueCount, Webhook } from "../../domain/ports/store.js";
 import * as counters from "./counters.js";
 import type { StoredRecord } from "../../domain/model.js";
 import * as deleted from "./deleted-records.js";

@@ -1,4 +1,4 @@
-import type { SignInAttempts } from "../store.js";
+import type { SignInAttempts } from "../../domain/ports/store.js";
 import type { Statements } from "./statements.js";
 
 /** How often a process deletes the rows of windows that have passed. */

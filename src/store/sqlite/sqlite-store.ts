@@ -9,11 +9,11 @@ import { BaseStore } from "../base-store.js";
 import { GenerationCache } from "../generation-cache.js";
 import { RequestCounts } from "../request-counts.js";
 import { SqliteSignInAttempts } from "./sign-in-attempts.js";
-import { Transactions } from "../transactions.js";
+import { Transactions } from "../../domain/transactions.js";
 import type {
   BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
   SignInAttempts, TableName, TransactionOptions, Tx, Webhook,
-} from "../store.js";
+} from "../../domain/ports/store.js";
 import { bulkImport } from "./bulk-import.js";
 import { exportRows, importRows, tableSizes } from "./copy-rows.js";
 import { ConnectionLock } from "./connection-lock.js";

@@ -1,7 +1,7 @@
-import { CounterDeltas } from "../domain/counting/deltas.js";
-import { settleCounters } from "../domain/counting/settle.js";
-import { StoreUnavailableError } from "../domain/errors.js";
-import type { TransactionOptions, Tx } from "./store.js";
+import { CounterDeltas } from "./counting/deltas.js";
+import { settleCounters } from "./counting/settle.js";
+import { StoreUnavailableError } from "./errors.js";
+import type { TransactionOptions, Tx } from "./ports/store.js";
 
 /** TransactionOptions, plus what an engine adds for its own transactions. */
 export interface RunOptions extends TransactionOptions {

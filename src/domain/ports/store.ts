@@ -1,13 +1,13 @@
 import type {
   Bloc, BlocSettings, Field, Grant, Module, Order, RecordCursor, RecordFilter, RestrictionMode, Role,
   StoredFile, StoredRecord, Token, TokenInfo, TokenScope, User, UserRole,
-} from "../domain/model.js";
-import type { SequenceTemplate } from "../domain/autogenerate.js";
-import type { CounterDeltas } from "../domain/counting/deltas.js";
-import type { CounterReads, CounterWrites, ValueCount } from "../domain/counting/ports.js";
-import type { EventStore, EventWrites } from "./event-store.js";
+} from "../model.js";
+import type { SequenceTemplate } from "../autogenerate.js";
+import type { CounterDeltas } from "../counting/deltas.js";
+import type { CounterReads, CounterWrites, ValueCount } from "./counters.js";
+import type { EventStore, EventWrites } from "./events.js";
 
-export type { Delivery, EventStore, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "./event-store.js";
+export type { Delivery, EventStore, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "./events.js";
 
 export interface NewToken {
   readonly id: string;
@@ -110,7 +110,7 @@ export interface ProjectedRow extends RecordCursor {
   readonly json: string;
 }
 
-export type { ValueCount } from "../domain/counting/ports.js";
+export type { ValueCount } from "./counters.js";
 /** Field slug → its values, in the order they rank. */
 export type ValueCounts = ReadonlyMap<string, readonly ValueCount[]>;
 
