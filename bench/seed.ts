@@ -191,7 +191,7 @@ export class Seeder {
       const size = Math.min(BATCH_SIZE, count - done);
       const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, this.users, next, span));
       if (path === "rebuild") {
-        await this.ctx.store.importRows("records", batch.map((r) => ({
+        await this.ctx.store.maintenance.importRows("records", batch.map((r) => ({
           id: (this.maxId += 1), bloc_id: r.blocId, created_at: r.createdAt, user_id: r.userId,
           submitted_status: r.submittedStatus, job_id: r.jobId, data: JSON.stringify(r.values),
         })));

@@ -46,7 +46,7 @@ async function storedBytes(server: TestServer): Promise<Buffer> {
   const entries = await fs.readdir(server.dir, { withFileTypes: true, recursive: true });
   const files = entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
   const parts = await Promise.all(files.map((file) => fs.readFile(file)));
-  for (const table of TABLES) parts.push(Buffer.from(JSON.stringify(await server.ctx.store.exportRows(table, undefined, 100_000))));
+  for (const table of TABLES) parts.push(Buffer.from(JSON.stringify(await server.ctx.store.maintenance.exportRows(table, undefined, 100_000))));
   return Buffer.concat(parts);
 }
 

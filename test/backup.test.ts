@@ -275,7 +275,7 @@ test("restore refuses a store that is not empty and a damaged backup, changing n
     assert.match(missing.stderr, /cannot read/);
     const store = await openStoreAt(empty.databaseUrl.replace(/^sqlite:\.\//, `sqlite:${empty.cwd}/`));
     try {
-      assert.deepEqual(Object.values(await store.tableSizes()).filter((n) => n > 0), [], "nothing was written");
+      assert.deepEqual(Object.values(await store.maintenance.tableSizes()).filter((n) => n > 0), [], "nothing was written");
     } finally {
       await store.close();
     }

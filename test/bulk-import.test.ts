@@ -8,7 +8,7 @@ import { allRows, assertCountersEqualRecount } from "./support/recount.js";
 import { addMember, startServer, type Member, type TestServer } from "./support/server.js";
 
 /**
- * The bulk path (Store.bulkImport, domain/bulk-import.ts) on the engine under test:
+ * The bulk path (Store.maintenance.bulkImport, domain/bulk-import.ts) on the engine under test:
  * records land exactly as given, the counters end equal to a recount whether the bloc
  * was empty or not (owner and profile segments included), the indexes find what was
  * loaded, and a load that fails midway leaves nothing behind.

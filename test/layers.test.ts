@@ -49,7 +49,7 @@ test("the import check sees a store import when there is one", () => {
   assert.ok(intoStore(path.join(root, "src/domain/counting/settle.ts"), "../../store/file-blobs.js"));
   assert.ok(!intoStore(path.join(root, "src/domain/counting/settle.ts"), "../ports/store.js"));
   assert.ok(!intoStore(path.join(root, "src/domain/records.ts"), "./ports/store.js"));
-  assert.deepEqual(importsOf(path.join(root, "src/store/sqlite/sqlite-store.ts")).filter((s) => DRIVERS.includes(s)), ["better-sqlite3"]);
+  assert.deepEqual(importsOf(path.join(root, "src/store/sqlite/connection.ts")).filter((s) => DRIVERS.includes(s)), ["better-sqlite3"]);
 });
 
 test("src/client imports only itself and node: built-ins (it must work against any service)", () => {

@@ -90,7 +90,7 @@ test("the service's connections start no parallel workers", { skip }, async () =
 });
 
 test("page 1 of a freshly bulk-loaded bloc is read from indexes, with the sizes the load analyzed", { skip }, async () => {
-  const [all] = await server.ctx.store.scopes(blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
+  const [all] = await server.ctx.store.counters.scopes(blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
   assert.ok(all?.counted, "the bloc's all-time scope counts its values");
   const [stats] = await sql.unsafe("SELECT reltuples FROM pg_class WHERE relname = 'records'");
   assert.ok(Number((stats as unknown as { reltuples: number }).reltuples) >= RECORDS * 0.9, "the load analyzed the records it loaded");

@@ -12,10 +12,11 @@ import { redactUrl } from "./copy.js";
 import { recountMissing } from "../domain/counting/recount.js";
 import { setCountingThreshold } from "../domain/counting/keys.js";
 import { UsageError } from "./commands.js";
+import { refreshStatistics } from "../domain/capabilities.js";
 
 /**
  * `bloc-data backup <file>` and `bloc-data restore <file>`, on DATABASE_URL and
- * BLOC_FILES_DIR. A backup is every row of every table of store/store.ts TABLES, all
+ * BLOC_FILES_DIR. A backup is every row of every table of domain/ports/maintenance.ts TABLES, all
  * read from one consistent snapshot taken while the service goes on writing
  * (Store.exportSnapshot), followed by the content of every uploaded file those rows
  * refer to. Files are content-addressed and never change, and a file's content is on
@@ -99,7 +100,7 @@ export async function backupStore(
     const tables = Object.fromEntries(TABLES.map((t) => [t, 0])) as Record<TableName, number>;
     const contents = new Set<string>();
     let highestRecordId = 0;
-    await store.exportSnapshot(async (source) => {
+    await store.maintenance.exportSnapshot(async (source) => {
       for (const table of TABLES) {
         let after: Row | undefined;
         for (;;) {
@@ -199,7 +200,7 @@ async function load(file: string, store: Store, blobs: Blobs): Promise<void> {
   let pendingTable: TableName | undefined;
   let pendingBytes = 0;
   const flush = async (): Promise<void> => {
-    if (pendingTable && pending.length > 0) await store.importRows(pendingTable, pending);
+    if (pendingTable && pending.length > 0) await store.maintenance.importRows(pendingTable, pending);
     pending = [];
     pendingBytes = 0;
   };
@@ -245,7 +246,7 @@ async function load(file: string, store: Store, blobs: Blobs): Promise<void> {
 
 /** Restores a backup into `store`, which must be empty, and its contents into `blobs`. */
 export async function restoreStore(store: Store, blobs: Blobs, file: string): Promise<Omit<RestoreReport, "to" | "seconds">> {
-  const before = await store.tableSizes();
+  const before = await store.maintenance.tableSizes();
   const filled = TABLES.filter((t) => before[t] > 0);
   if (filled.length > 0) {
     throw new BackupError(`restore needs an empty store, and DATABASE_URL holds rows (${filled.map((t) => `${t}: ${before[t]}`).join(", ")}); ` +
@@ -256,8 +257,8 @@ export async function restoreStore(store: Store, blobs: Blobs, file: string): Pr
   // A backup of an earlier version holds no counters of today's kind: its blocs are counted again.
   const recounted = await recountMissing(store);
   // The planner's statistics of what was loaded, before the service answers from it.
-  await store.refreshStatistics();
-  const after = await store.tableSizes();
+  await refreshStatistics(store);
+  const after = await store.maintenance.tableSizes();
   const expected = (t: TableName): number => (recounted > 0 && COUNTED.includes(t) ? after[t] : trailer.rows[t] ?? 0);
   const differ = TABLES.filter((t) => after[t] !== expected(t));
   if (differ.length > 0) {

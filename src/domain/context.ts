@@ -17,7 +17,7 @@ export interface Telemetry {
   recordsUpdated(n: number): void;
   /** Rows of a report handed to its writer. */
   reportRows(n: number): void;
-  /** One webhook delivery attempt and how it ended (store/event-store.ts DeliveryOutcome). */
+  /** One webhook delivery attempt and how it ended (ports/events.ts DeliveryOutcome). */
   webhookAttempt(outcome: string): void;
   /** Live event streams opened (1) or closed (-1). */
   eventStreams(delta: number): void;

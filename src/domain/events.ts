@@ -167,7 +167,7 @@ export async function changeWithEvent<T>(ctx: Context, blocId: string, change: (
   event: () => NewEvent): Promise<T> {
   const result = await ctx.store.transaction(async (tx) => {
     const value = await change(tx);
-    await tx.appendEvents(blocId, [event()]);
+    await tx.events.appendEvents(blocId, [event()]);
     return value;
   });
   ctx.events.appended(blocId);

@@ -54,10 +54,10 @@ export interface HistoryItem {
 
 /** A record's history, oldest first. An unknown bloc, or a record it does not hold, is not found. */
 export async function recordHistory(ctx: Context, blocId: string, recordId: string): Promise<{ history: HistoryItem[] }> {
-  const bloc = await ctx.store.findBloc(blocId);
+  const bloc = await ctx.store.blocs.findBloc(blocId);
   if (!bloc) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
   const id = /^[1-9]\d{0,14}$/.test(recordId) ? Number(recordId) : undefined;
-  const entries = id === undefined ? undefined : await ctx.store.recordHistory(bloc.id, id);
+  const entries = id === undefined ? undefined : await ctx.store.records.recordHistory(bloc.id, id);
   if (!entries) throw new NotFoundError(`Record "${recordId}" does not exist in bloc "${bloc.id}"`);
   return { history: entries.map(({ action, at, userId, tokenId, changes }) => ({ action, at, userId, tokenId, changes })) };
 }

@@ -54,13 +54,13 @@ function later(a: string | undefined, b: string): string {
 export async function listRecords(view: StoreReads, filter: RecordFilter, page: RowPage): Promise<StoredRecord[]> {
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
-  return sought ? view.listRecords(sought.filter, sought.page) : [];
+  return sought ? view.records.listRecords(sought.filter, sought.page) : [];
 }
 
 export async function listRows(view: StoreReads, filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
-  return sought ? view.listRows(sought.filter, sought.page, columns) : [];
+  return sought ? view.records.listRows(sought.filter, sought.page, columns) : [];
 }
 
 /** Records of the bloc created at or after `since` (ever when null) that the visibility admits. */

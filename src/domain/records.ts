@@ -125,7 +125,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
 /** Releases uploads' holds on their content, removing content no record or other upload uses. */
 export async function releaseUploads(ctx: Context, files: readonly UploadedFile[]): Promise<void> {
   for (const file of files) {
-    await ctx.store.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
+    await ctx.store.files.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
   }
 }
 

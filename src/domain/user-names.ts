@@ -21,7 +21,7 @@ export async function userNames(ctx: Context, principal: Principal, blocId: stri
     return found;
   });
   for (const id of creators) {
-    const user = await ctx.store.findUser(id);
+    const user = await ctx.store.accounts.findUser(id);
     if (user) names[id] = user.name;
   }
   return names;

@@ -140,7 +140,7 @@ export async function runStream(s: StreamSession): Promise<void> {
         const known = feed.known(blocId);
         if (known > cursor) {
           // Numbers up to `known` exist: either not yet visible to a shared read begun earlier, or pruned.
-          if ((await ctx.store.eventsAfter(blocId, cursor, 1, 1)).length === 0) {
+          if ((await ctx.store.events.eventsAfter(blocId, cursor, 1, 1)).length === 0) {
             cursor = known;
             if (!(await reset(cursor))) return;
           }

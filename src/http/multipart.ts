@@ -122,7 +122,7 @@ export async function withMultipart<T>(
         await ctx.blobs.discard(content);
         throw new PayloadTooLargeError(`file ${part.fieldname} is larger than the limit (BLOC_MAX_FILE_BYTES)`);
       }
-      const hold = await ctx.store.holdContent(content.sha256, ctx.now());
+      const hold = await ctx.store.files.holdContent(content.sha256, ctx.now());
       files.push({
         slug: part.fieldname, sha256: content.sha256, size: content.size, hold,
         name: visibleFileName(part.filename || part.fieldname),
@@ -136,7 +136,7 @@ export async function withMultipart<T>(
   } catch (error) {
     deadline.clear();
     for (const file of files) {
-      await ctx.store.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
+      await ctx.store.files.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
     }
     throw error;
   }

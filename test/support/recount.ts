@@ -6,7 +6,7 @@ import { countingThreshold } from "../../src/domain/counting/keys.js";
 export async function allRows(store: Store, table: TableName): Promise<Row[]> {
   const rows: Row[] = [];
   for (;;) {
-    const batch = await store.exportRows(table, rows[rows.length - 1], 5000);
+    const batch = await store.maintenance.exportRows(table, rows[rows.length - 1], 5000);
     rows.push(...batch);
     if (batch.length < 5000) return rows;
   }

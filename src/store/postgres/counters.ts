@@ -7,7 +7,7 @@ import { fieldEquals, fieldHead, fieldSql, indexedTerm } from "./filters.js";
 import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./schema.js";
 
 /*
- * The counter tables (domain/counting/ports.ts): plain reads and writes by the keys the
+ * The counter tables (domain/ports/counters.ts): plain reads and writes by the keys the
  * domain gives. A segment or value is keyed on (head, tail) (schema.ts), never on its
  * whole text, which may be longer than an index entry holds.
  */

@@ -58,6 +58,11 @@ export async function createWebhook(db: Db, webhook: Webhook): Promise<void> {
     FROM unnest($2::text[]) AS b(bloc_id) LEFT JOIN event_sequences s ON s.bloc_id = b.bloc_id`, [webhook.id, [...webhook.blocs]]);
 }
 
+export async function eventIdKey(db: Db): Promise<string> {
+  const [row] = await db.run<{ value: string }>("SELECT value FROM instance_keys WHERE name = 'event-ids'");
+  return row!.value;
+}
+
 export async function lastEventSeq(db: Db, blocId: string): Promise<number> {
   if (!storable(blocId)) return 0;
   const [row] = await db.run<{ last_seq: number }>("SELECT last_seq FROM event_sequences WHERE bloc_id = $1::text", [blocId]);
