@@ -6,7 +6,7 @@ import { readConfig } from "../src/config.js";
 import { createUser } from "../src/domain/users.js";
 import { BULK_BATCH, bulkImportRecords } from "../src/domain/bulk-import.js";
 import { openContext } from "../src/open-context.js";
-import type { NewRecord } from "../src/store/store.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import { insertRecordRows } from "../src/store/sqlite/bulk-import.js";
 import { copyRecords } from "../src/store/postgres/bulk-import.js";
 import { Statements } from "../src/store/sqlite/statements.js";

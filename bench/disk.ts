@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import Database from "better-sqlite3";
 import postgres from "postgres";
-import { COUNTER_TABLES } from "../src/store/store.js";
+import { COUNTER_TABLES } from "../src/domain/ports/store.js";
 import type { Figure } from "./results.js";
 
 /**

@@ -13,7 +13,7 @@ import type { RecordCursor } from "../src/domain/model.js";
 export async function bareReadLoop(env: Record<string, string>, blocId: string): Promise<{ rows: number; rowsPerSecond: number; seconds: number }> {
   const ctx = await openContext(readConfig(env));
   try {
-    const bloc = await ctx.store.findBloc(blocId);
+    const bloc = await ctx.store.blocs.findBloc(blocId);
     if (!bloc) throw new Error(`no bloc ${blocId}`);
     const columns = columnsOf(bloc, "all");
     const filter = { blocId, visibility: {} };

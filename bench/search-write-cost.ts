@@ -9,7 +9,7 @@ import type { Context } from "../src/domain/context.js";
 import { createBloc } from "../src/domain/blocs.js";
 import { createUser } from "../src/domain/users.js";
 import { importRecords } from "../src/domain/record-writes.js";
-import type { NewRecord } from "../src/store/store.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import { indexName as postgresIndexName } from "../src/store/postgres/field-indexes.js";
 import { valueIndexName as sqliteIndexName } from "../src/store/sqlite/value-indexes.js";
 import { createBenchDatabase, type BenchDatabase } from "./postgres.js";

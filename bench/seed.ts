@@ -1,6 +1,6 @@
 import type { Context } from "../src/domain/context.js";
 import { createBloc } from "../src/domain/blocs.js";
-import type { NewRecord } from "../src/store/store.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import { importRecords, rebuildCounters } from "../src/domain/record-writes.js";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
 
@@ -191,7 +191,7 @@ export class Seeder {
       const size = Math.min(BATCH_SIZE, count - done);
       const batch = Array.from({ length: size }, (_, k) => record(blocId, done + k, count, this.users, next, span));
       if (path === "rebuild") {
-        await this.ctx.store.importRows("records", batch.map((r) => ({
+        await this.ctx.store.maintenance.importRows("records", batch.map((r) => ({
           id: (this.maxId += 1), bloc_id: r.blocId, created_at: r.createdAt, user_id: r.userId,
           submitted_status: r.submittedStatus, job_id: r.jobId, data: JSON.stringify(r.values),
         })));

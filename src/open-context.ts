@@ -11,6 +11,7 @@ import { timedStore } from "./metrics/timed-store.js";
 import { filesDirFailure } from "./start-up-errors.js";
 import { FileBlobs } from "./store/file-blobs.js";
 import { openStore } from "./store/open-store.js";
+import { refreshStatistics } from "./domain/capabilities.js";
 
 /** The context a configuration describes: store opened, admin token ensured. */
 export async function openContext(config: Config): Promise<Context> {
@@ -29,7 +30,7 @@ export async function openContext(config: Config): Promise<Context> {
   };
   if (config.adminToken) await ensureAdminToken(ctx, config.adminToken);
   // Blocs an upgrade left without counters are counted before anything is answered from them.
-  if (await recountMissing(ctx.store) > 0) await ctx.store.refreshStatistics();
+  if (await recountMissing(ctx.store) > 0) await refreshStatistics(ctx.store);
   return ctx;
 }
 
@@ -47,7 +48,7 @@ function openBlobs(dir: string): FileBlobs {
  * service that will not start is an outage of its own.
  */
 export async function warnOfWeakDurability(store: Context["store"]): Promise<void> {
-  for (const warning of (await store.durability()).warnings) {
+  for (const warning of (await store.maintenance.durability()).warnings) {
     process.stderr.write(`bloc-data-service: warning: ${warning}\n`);
   }
 }

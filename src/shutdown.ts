@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import type { Store } from "./store/store.js";
+import type { Store } from "./domain/ports/store.js";
 
 /** How a graceful stop ended. */
 export interface StopOutcome {

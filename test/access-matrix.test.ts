@@ -242,7 +242,7 @@ test("update-records touches exactly the visible matching records, and nothing e
       token: who.token, json: { blocId: who.bloc, fieldsToUpdate, searchItems: { field_3: "night" } },
     });
     cells += 1;
-    const stored = await server.ctx.store.listRecords(
+    const stored = await server.ctx.store.records.listRecords(
       { blocId: who.bloc, match: [{ key: "field_4", values: [note] }] }, { order: "oldest", limit: 5000, offset: 0 },
     );
     if (who.unauthenticated) { assertRefusal(reply, 401, "message", undefined, what); assert.equal(stored.length, 0); continue; }
@@ -263,7 +263,7 @@ test("add-data is allowed exactly where the identity may add, and writes nothing
       json: { scanStationID: who.bloc, dataToAdd: JSON.stringify({ field_1: tag, field_2: who.site ?? "Cork" }) },
     });
     cells += 1;
-    const stored = await server.ctx.store.listRecords(
+    const stored = await server.ctx.store.records.listRecords(
       { blocId: who.bloc, match: [{ key: "field_1", values: [tag] }] }, { order: "oldest", limit: 10, offset: 0 },
     );
     if (who.unauthenticated) { assertRefusal(reply, 401, "error", undefined, what); assert.equal(stored.length, 0); continue; }

@@ -30,7 +30,7 @@ function add(body: unknown, token?: string) {
 }
 
 async function count(bloc = blocId): Promise<number> {
-  return server.ctx.store.countRecords({ blocId: bloc });
+  return server.ctx.store.records.countRecords({ blocId: bloc });
 }
 
 async function recordById(id: number, bloc = blocId) {

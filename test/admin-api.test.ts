@@ -6,7 +6,7 @@ import path from "node:path";
 import { call, type Reply } from "./support/http.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { keysOf } from "./support/fixtures.js";
-import { TABLES } from "../src/store/store.js";
+import { TABLES } from "../src/domain/ports/store.js";
 
 /** A field as the admin API shows one created with only a name (and maybe a slug). */
 function textField(slug: string, name: string): Record<string, unknown> {
@@ -46,7 +46,7 @@ async function storedBytes(server: TestServer): Promise<Buffer> {
   const entries = await fs.readdir(server.dir, { withFileTypes: true, recursive: true });
   const files = entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath ?? e.path, e.name));
   const parts = await Promise.all(files.map((file) => fs.readFile(file)));
-  for (const table of TABLES) parts.push(Buffer.from(JSON.stringify(await server.ctx.store.exportRows(table, undefined, 100_000))));
+  for (const table of TABLES) parts.push(Buffer.from(JSON.stringify(await server.ctx.store.maintenance.exportRows(table, undefined, 100_000))));
   return Buffer.concat(parts);
 }
 

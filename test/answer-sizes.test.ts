@@ -126,8 +126,8 @@ describe("fieldCounts within its byte budgets", () => {
         const value = (letter: string): string => `${letter}${String(n).padStart(4, "0")}${"v".repeat(LISTED_VALUE_MAX - 60)}`;
         const record = { blocId: many, createdAt: stamp("2026-05-03 08:00:00", n), userId: "seed", submittedStatus: 1, jobId: null,
           values: { field_1: value("a"), field_2: value("b"), field_3: n < 3 ? "short" : value("c") } };
-        await tx.insertRecord(record);
-        tx.counters.add(record, { slugs: ["field_1", "field_2", "field_3"], profileSlugs: [] }, 1);
+        await tx.records.insertRecord(record);
+        tx.deltas.add(record, { slugs: ["field_1", "field_2", "field_3"], profileSlugs: [] }, 1);
       }
     });
   });

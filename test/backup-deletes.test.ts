@@ -115,9 +115,9 @@ test("a backup made before records could be deleted restores: grants without del
     assert.equal(restored.code, 0, restored.stderr);
     const store = await openStoreAt(target.databaseUrl.replace(/^sqlite:\.\//, `sqlite:${target.cwd}/`));
     try {
-      assert.deepEqual((await store.accessFacts("parts", memberId)).grants,
+      assert.deepEqual((await store.access.accessFacts("parts", memberId)).grants,
         [{ read: true, add: false, update: false, delete: false, seeHidden: false }]);
-      const history = await store.recordHistory("parts", ids[0]!);
+      const history = await store.records.recordHistory("parts", ids[0]!);
       assert.deepEqual(history?.map((h) => h.action), ["updated"]);
       assert.equal((await allRows(store, "deleted_records")).length, 0);
       assert.equal((await allRows(store, "records")).length, 3);

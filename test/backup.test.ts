@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import zlib from "node:zlib";
 import { openStoreAt } from "../src/cli/copy.js";
-import { TABLES, type Row, type Store, type TableName } from "../src/store/store.js";
+import { TABLES, type Row, type Store, type TableName } from "../src/domain/ports/store.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
 import { CLI_ENTRY, freshWorkspace, runToEnd, startProcess, type Running, type Workspace } from "./support/process.js";
@@ -275,7 +275,7 @@ test("restore refuses a store that is not empty and a damaged backup, changing n
     assert.match(missing.stderr, /cannot read/);
     const store = await openStoreAt(empty.databaseUrl.replace(/^sqlite:\.\//, `sqlite:${empty.cwd}/`));
     try {
-      assert.deepEqual(Object.values(await store.tableSizes()).filter((n) => n > 0), [], "nothing was written");
+      assert.deepEqual(Object.values(await store.maintenance.tableSizes()).filter((n) => n > 0), [], "nothing was written");
     } finally {
       await store.close();
     }

@@ -29,7 +29,7 @@ after(async () => {
 });
 
 function records(): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 /** A valid JSON body of about `size` bytes naming the bloc under every endpoint's key. */

@@ -2,13 +2,13 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
 import { importRecords } from "../src/domain/record-writes.js";
-import type { NewRecord, Row } from "../src/store/store.js";
+import type { NewRecord, Row } from "../src/domain/ports/store.js";
 import { stamp, storedRecords } from "./support/fixtures.js";
 import { allRows, assertCountersEqualRecount } from "./support/recount.js";
 import { addMember, startServer, type Member, type TestServer } from "./support/server.js";
 
 /**
- * The bulk path (Store.bulkImport, domain/bulk-import.ts) on the engine under test:
+ * The bulk path (Store.maintenance.bulkImport, domain/bulk-import.ts) on the engine under test:
  * records land exactly as given, the counters end equal to a recount whether the bloc
  * was empty or not (owner and profile segments included), the indexes find what was
  * loaded, and a load that fails midway leaves nothing behind.

@@ -31,7 +31,7 @@ function multipart(parts: readonly { name: string; value: string; filename?: str
 }
 
 async function records(): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 describe("add-data: dataToAdd sent as a file part", () => {

@@ -173,8 +173,8 @@ async function scenario(label: string, deployment: Deployment): Promise<void> {
   await deployment.stop();
   const store = await openStoreAt(deployment.databaseUrl);
   try {
-    assert.equal(await store.countRecords({ blocId: "inv" }), INVOICES);
-    assert.equal(await store.countRecords({ blocId: "lim" }), LIMIT);
+    assert.equal(await store.records.countRecords({ blocId: "inv" }), INVOICES);
+    assert.equal(await store.records.countRecords({ blocId: "lim" }), LIMIT);
     await assertCountersEqualRecount(store);
   } finally {
     await store.close();

@@ -5,8 +5,8 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { copyStore, CopyError, openStoreAt, type CopyProgress } from "../src/cli/copy.js";
-import type { NewRecord, Row, Store, TableName } from "../src/store/store.js";
-import { TABLES } from "../src/store/store.js";
+import type { NewRecord, Row, Store, TableName } from "../src/domain/ports/store.js";
+import { TABLES } from "../src/domain/ports/store.js";
 import { importRecords } from "../src/domain/record-writes.js";
 import { stamp } from "./support/fixtures.js";
 import { allRows } from "./support/recount.js";
@@ -89,10 +89,10 @@ async function assertSameRows(table: TableName, reference: Store, others: readon
   const referenceSet: string[] = [];
   let after: Row | undefined;
   for (;;) {
-    const batch = await reference.exportRows(table, after, 5000);
+    const batch = await reference.maintenance.exportRows(table, after, 5000);
     if (sets.length > 0) referenceSet.push(...batch.map((row) => normalised(parsedRow(row))));
     for (const other of positional) {
-      const theirs = await other.store.exportRows(table, after, 5000);
+      const theirs = await other.store.maintenance.exportRows(table, after, 5000);
       const text = other.match === "exact" ? (row: Row | undefined) => JSON.stringify(row) : (row: Row | undefined) => normalised(row && parsedRow(row));
       const index = Math.max(batch.length, theirs.length) === 0 ? -1
         : Array.from({ length: Math.max(batch.length, theirs.length) }, (_, i) => i).find((i) => text(batch[i]) !== text(theirs[i])) ?? -1;
@@ -113,7 +113,7 @@ async function assertSameRows(table: TableName, reference: Store, others: readon
 async function tableSizes(url: string): Promise<Record<TableName, number>> {
   const store = await openStoreAt(url);
   try {
-    return await store.tableSizes();
+    return await store.maintenance.tableSizes();
   } finally {
     await store.close();
   }
@@ -405,11 +405,11 @@ test("a source written to during a copy fails it, naming the table", async () =>
   const source = await openStoreAt(`sqlite:${path.join(dir, "moving.db")}`);
   const target = await openStoreAt(`sqlite:${path.join(dir, "moving-copy.db")}`);
   try {
-    await source.createUser("first", "admin", "2026-01-01 00:00:00");
+    await source.accounts.createUser("first", "admin", "2026-01-01 00:00:00");
     let late: Promise<unknown> = Promise.resolve();
     const progress: CopyProgress = {
       // Users are copied; a writer adds one before the next table is read.
-      tableStarted: (table) => { if (table === "roles") late = source.createUser("late", "member", "2026-01-01 00:00:01"); },
+      tableStarted: (table) => { if (table === "roles") late = source.accounts.createUser("late", "member", "2026-01-01 00:00:01"); },
       rowsCopied: () => undefined, tableDone: () => undefined, finish: () => undefined,
     };
     await assert.rejects(copyStore(source, target, 100, progress), (error: unknown) =>
@@ -427,8 +427,8 @@ test("blocs created in the same second are listed in the same order after a copy
   try {
     const store = await openStoreAt(from);
     const settings = { openToAllUsers: false, acceptingData: true, restriction: "none", moduleId: null, requireJob: false, scanLimit: null, scanLimitPeriod: null } as const;
-    for (const id of ["zeta", "alpha"]) await store.createBloc({ id, name: id, fields: [], ...settings }, "2026-05-01 10:00:00");
-    const order = (await store.listBlocs()).map((b) => b.id);
+    for (const id of ["zeta", "alpha"]) await store.blocs.createBloc({ id, name: id, fields: [], ...settings }, "2026-05-01 10:00:00");
+    const order = (await store.blocs.listBlocs()).map((b) => b.id);
     await store.close();
     // Ties of created_at are listed by ID: an order every copy keeps, on every engine.
     assert.deepEqual(order, ["alpha", "zeta"], "ties of created_at listed by ID on the original");
@@ -436,7 +436,7 @@ test("blocs created in the same second are listed in the same order after a copy
     assert.equal(result.code, 0, result.stderr);
     const copied = await openStoreAt(target.url);
     try {
-      assert.deepEqual((await copied.listBlocs()).map((b) => b.id), order);
+      assert.deepEqual((await copied.blocs.listBlocs()).map((b) => b.id), order);
     } finally {
       await copied.close();
     }

@@ -103,7 +103,7 @@ test("after random adds, imports, updates and restriction changes the counters e
   }
   await assertCountersEqualRecount(server.ctx.store);
 
-  const everything = await server.ctx.store.listRecords({ blocId }, { order: "newest", limit: 100_000, offset: 0 });
+  const everything = await server.ctx.store.records.listRecords({ blocId }, { order: "newest", limit: 100_000, offset: 0 });
   const slugs = ["field_1", "field_2", "field_3"];
   const filters: { filter: RecordFilter; keep: (r: StoredRecord) => boolean }[] = [
     { filter: { blocId }, keep: () => true },
@@ -183,7 +183,7 @@ test("a server killed in the middle of adds and updates leaves counters equal to
     // The child ran in `cwd`, where a relative SQLite path points.
     const reopened = await openStore(readConfig({ ...env, DATABASE_URL: databaseUrl.replace(/^sqlite:\.\//, `sqlite:${cwd}/`) }));
     try {
-      assert.ok(await reopened.countRecords({ blocId: bloc.json.id }) > 0, "some adds were committed before the kill");
+      assert.ok(await reopened.records.countRecords({ blocId: bloc.json.id }) > 0, "some adds were committed before the kill");
       await assertCountersEqualRecount(reopened);
     } finally {
       await reopened.close();

@@ -37,7 +37,7 @@ test("SQLite: WAL, synchronous = NORMAL and the -wal file flushed before every w
     try {
       // NORMAL alone would risk the last commits in a power cut; the store's own flush
       // (test/wal-sync.test.ts) is what makes it as safe as FULL, and the settings say so.
-      assert.deepEqual(await store.durability(), {
+      assert.deepEqual(await store.maintenance.durability(), {
         settings: { journal_mode: "wal", synchronous: "normal", wal_flush: "after every write transaction, before its answers" },
         warnings: [],
       });
@@ -54,7 +54,7 @@ test("PostgreSQL: the settings in force are read from the server; warnings only 
   try {
     const store = await openStoreAt(database.url);
     try {
-      const { settings, warnings } = await store.durability();
+      const { settings, warnings } = await store.maintenance.durability();
       assert.equal(settings.synchronous_commit, "on");
       // fsync and full_page_writes are the server's; whatever it runs with is reported as it is.
       const fsync = await showOn(database.url, "fsync");
@@ -82,7 +82,7 @@ test("PostgreSQL: a database whose synchronous_commit is off still gets durable 
 
     const store = await openStoreAt(workspace.databaseUrl);
     try {
-      const { settings, warnings } = await store.durability();
+      const { settings, warnings } = await store.maintenance.durability();
       assert.equal(settings.synchronous_commit, "on", "the service's connections commit synchronously");
       assert.equal(warnings.length, 1);
       assert.match(warnings[0]!, /synchronous_commit is off for this role and database: the service sets it to on/);
@@ -110,7 +110,7 @@ test("a server without a weakening setting starts without a warning", async () =
     const server = await startProcess({ DATABASE_URL: workspace.databaseUrl }, workspace.cwd);
     try {
       const store = await openStoreAt(workspace.databaseUrl.replace(/^sqlite:\.\//, `sqlite:${workspace.cwd}/`));
-      const expected = await store.durability().finally(() => store.close());
+      const expected = await store.maintenance.durability().finally(() => store.close());
       // On a PostgreSQL server run with fsync off (some CI machines), that warning is expected, and only it.
       for (const warning of expected.warnings) assert.ok(server.output().includes(warning));
       assert.equal((server.output().match(/warning:/g) ?? []).length, expected.warnings.length);

@@ -155,12 +155,12 @@ describe("oversized bodies", () => {
   ];
   for (const [method, url, key] of cases) {
     test(`${method} ${url} with a body over 1 MiB → 413 {${key}}`, async () => {
-      const before = await plain.ctx.store.countRecords({ blocId: blocs.get(plain)! });
+      const before = await plain.ctx.store.records.countRecords({ blocId: blocs.get(plain)! });
       const reply = await plain.call(method, url, { body: OVERSIZED, headers: JSON_TYPE });
       assert.equal(reply.status, 413, reply.text.slice(0, 300));
       assert.deepEqual(keysOf(reply.json), [key]);
       assert.equal(typeof reply.json[key], "string");
-      assert.equal(await plain.ctx.store.countRecords({ blocId: blocs.get(plain)! }), before);
+      assert.equal(await plain.ctx.store.records.countRecords({ blocId: blocs.get(plain)! }), before);
     });
   }
 

@@ -57,7 +57,7 @@ function update(fieldsToUpdate: Record<string, unknown>, searchItems: Record<str
 }
 
 function count(bloc = blocId): Promise<number> {
-  return server.ctx.store.countRecords({ blocId: bloc });
+  return server.ctx.store.records.countRecords({ blocId: bloc });
 }
 
 async function valuesOf(id: number, bloc = blocId): Promise<Readonly<Record<string, string>>> {

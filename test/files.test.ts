@@ -70,7 +70,7 @@ function download(ref: string, token?: string) {
 }
 
 function count(): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 async function recordValues(id: number): Promise<Readonly<Record<string, string>>> {
@@ -168,7 +168,7 @@ describe("files: upload and download", () => {
     ];
     for (const [sent, shown] of cases) {
       const { ref } = await uploaded(crypto.randomBytes(100), uploader.token, sent);
-      assert.equal((await server.ctx.store.findFile(ref))?.name, shown, `${JSON.stringify(sent)} as stored`);
+      assert.equal((await server.ctx.store.files.findFile(ref))?.name, shown, `${JSON.stringify(sent)} as stored`);
       const disposition = String((await download(ref)).headers["content-disposition"]);
       assert.equal(dispositionName(disposition), shown, disposition);
       assert.doesNotMatch(disposition, /%E2%80%AE|%E2%81%A6|%E2%80%8B|%C2%85/, "no hidden character, encoded or not");

@@ -23,16 +23,16 @@ test("a unit refused by the database after it ended never leaves another unit an
     try {
       for (let round = 0; round < 3; round += 1) {
         // Issued in one turn: they share one transaction, the bad insert between good units.
-        const before = store.transaction((tx) => tx.createUser(`before ${round}`, "member", AT), { group: "g" });
-        const refused = store.transaction((tx) => tx.insertRecord({
+        const before = store.transaction((tx) => tx.accounts.createUser(`before ${round}`, "member", AT), { group: "g" });
+        const refused = store.transaction((tx) => tx.records.insertRecord({
           blocId: "no-such-bloc", createdAt: AT, userId: "1", submittedStatus: 1, jobId: null, values: { a: "1" },
         }), { group: "g" });
-        const after = store.transaction((tx) => tx.createUser(`after ${round}`, "member", AT), { group: "g" });
+        const after = store.transaction((tx) => tx.accounts.createUser(`after ${round}`, "member", AT), { group: "g" });
         const [b, r, a] = await Promise.allSettled([before, refused, after]);
         assert.equal(r.status, "rejected", "a record of a bloc that does not exist is refused");
         for (const [outcome, name] of [[b, `before ${round}`], [a, `after ${round}`]] as const) {
           const found = await store.snapshot(async (view) => {
-            for (let id = 1; id <= 20; id += 1) if ((await view.findUser(String(id)))?.name === name) return true;
+            for (let id = 1; id <= 20; id += 1) if ((await view.accounts.findUser(String(id)))?.name === name) return true;
             return false;
           });
           assert.equal(found, outcome.status === "fulfilled", `${name}: answered ${outcome.status}, in the database: ${found}`);

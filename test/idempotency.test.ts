@@ -35,7 +35,7 @@ function add(base: string, token: string, idempotencyKey: string | undefined, bo
 }
 
 function records(): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 before(async () => {
@@ -95,7 +95,7 @@ test("the same key with another request is refused with 422 and adds nothing", a
     assert.deepEqual(Object.keys(reply.json), ["error"]);
   }
   assert.equal(await records(), before);
-  assert.equal(await server.ctx.store.countRecords({ blocId: other.json.id as string }), 0);
+  assert.equal(await server.ctx.store.records.countRecords({ blocId: other.json.id as string }), 0);
 });
 
 test("multipart: a repeat answers the same and adds no record and no file; other file content is another request", async () => {
@@ -220,7 +220,7 @@ test("a key expires after BLOC_IDEMPOTENCY_SECONDS: a later repeat is a new requ
     await sleep(1500);
     const other = await add(short.url, short.adminToken, k, { scanStationID: id, dataToAdd: { field_1: "B" } });
     assert.equal(other.status, 200, other.text);
-    assert.equal(await short.ctx.store.countRecords({ blocId: id }), 3);
+    assert.equal(await short.ctx.store.records.countRecords({ blocId: id }), 3);
     assert.equal((await allRows(short.ctx.store, "idempotency_keys")).length, 1, "one entry per user and key");
   } finally {
     await short.close();

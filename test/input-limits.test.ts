@@ -50,7 +50,7 @@ after(async () => {
 });
 
 function records(): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 const add = (dataToAdd: unknown, token = writer.token) =>

@@ -5,13 +5,14 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
- * The tree's layers: the domain and the HTTP routes see the store only through its
- * interface (src/store/store.ts) and never a database driver, so that an engine is
- * one folder under src/store and nothing else.
+ * The tree's layers: http → domain → ports ← store/<engine>. The domain owns the
+ * interfaces it needs from storage (src/domain/ports/); the domain, the HTTP routes and
+ * the event delivery import nothing from src/store (types included) and never a
+ * database driver, so that an engine is one folder under src/store and nothing else.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const DRIVERS = ["better-sqlite3", "postgres", "pg", "pg-cursor", "sqlite3"];
-const ENGINE_PATH = /\/store\/(?!store\.js$|file-blobs\.js$)/;
+const STORE_PATH = /(^|\/)store\//;
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -27,23 +28,28 @@ function importsOf(file: string): string[] {
     .map((m) => m[1] ?? m[2]!);
 }
 
-for (const layer of ["src/domain", "src/http"]) {
-  test(`${layer} imports no engine module and no driver`, () => {
+/** Whether a relative import of `file` names a module under src/store. */
+function intoStore(file: string, specifier: string): boolean {
+  return specifier.startsWith(".") && STORE_PATH.test(path.relative(path.join(root, "src"), path.resolve(path.dirname(file), specifier)));
+}
+
+for (const layer of ["src/domain", "src/http", "src/events"]) {
+  test(`${layer} imports nothing from src/store and no driver`, () => {
     const files = sources(path.join(root, layer));
     assert.ok(files.length > 5, `${layer} holds source files`);
     const offending = files.flatMap((file) => importsOf(file)
-      .filter((specifier) => DRIVERS.includes(specifier) || DRIVERS.some((d) => specifier.startsWith(`${d}/`)) ||
-        (specifier.startsWith(".") && ENGINE_PATH.test(specifier.replace(/^(\.\.?\/)+/, "/"))))
+      .filter((specifier) => DRIVERS.includes(specifier) || DRIVERS.some((d) => specifier.startsWith(`${d}/`)) || intoStore(file, specifier))
       .map((specifier) => `${path.relative(root, file)} imports ${specifier}`));
     assert.deepEqual(offending, []);
   });
 }
 
-test("the import check sees an engine import when there is one", () => {
-  assert.ok(ENGINE_PATH.test("/store/sqlite/sqlite-store.js"));
-  assert.ok(ENGINE_PATH.test("/store/open-store.js"));
-  assert.ok(!ENGINE_PATH.test("/store/store.js"));
-  assert.deepEqual(importsOf(path.join(root, "src/store/sqlite/sqlite-store.ts")).filter((s) => DRIVERS.includes(s)), ["better-sqlite3"]);
+test("the import check sees a store import when there is one", () => {
+  assert.ok(intoStore(path.join(root, "src/domain/records.ts"), "../store/sqlite/sqlite-store.js"));
+  assert.ok(intoStore(path.join(root, "src/domain/counting/settle.ts"), "../../store/file-blobs.js"));
+  assert.ok(!intoStore(path.join(root, "src/domain/counting/settle.ts"), "../ports/store.js"));
+  assert.ok(!intoStore(path.join(root, "src/domain/records.ts"), "./ports/store.js"));
+  assert.deepEqual(importsOf(path.join(root, "src/store/sqlite/connection.ts")).filter((s) => DRIVERS.includes(s)), ["better-sqlite3"]);
 });
 
 test("src/client imports only itself and node: built-ins (it must work against any service)", () => {

@@ -46,7 +46,7 @@ async function admin(method: string, p: string, json?: unknown): Promise<void> {
 }
 
 function records(): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 /** Time for the server to take the headers and authenticate them before access changes. */
@@ -98,7 +98,7 @@ test("an update whose user's profile is narrowed while its body arrives cannot s
   const reply = await halfThen("POST", UPDATE, m.token, body, () => admin("PUT", `/api/admin/users/${m.userId}`, { profile: ["Dublin"] }));
   assert.equal(reply.status, 401, reply.text);
   assert.deepEqual(keysOf(reply.json), ["message"]);
-  const rows = await server.ctx.store.listRecords({ blocId }, { order: "oldest", limit: 1000, offset: 0 });
+  const rows = await server.ctx.store.records.listRecords({ blocId }, { order: "oldest", limit: 1000, offset: 0 });
   assert.equal(rows.find((r) => r.values.field_1 === "MOVE-ME")?.values.field_2, "Dublin");
 });
 

@@ -32,7 +32,7 @@ function add(body: Record<string, unknown>, token?: string) {
 }
 
 function count(blocId: string): Promise<number> {
-  return server.ctx.store.countRecords({ blocId });
+  return server.ctx.store.records.countRecords({ blocId });
 }
 
 async function recordOf(blocId: string, id: number) {

@@ -61,7 +61,7 @@ describe("slugs named like Object.prototype's properties", () => {
         ],
       };
       // Straight through the store, as a bloc made before such slugs were refused.
-      await server.ctx.store.createBloc(bloc, "2026-01-01 00:00:00");
+      await server.ctx.store.blocs.createBloc(bloc, "2026-01-01 00:00:00");
     });
 
     function add(values: Record<string, string>): Promise<Reply> {

@@ -4,7 +4,7 @@ import { bulkImportRecords } from "../src/domain/bulk-import.js";
 import { createBloc } from "../src/domain/blocs.js";
 import { ALL_TIME, EVERYONE } from "../src/domain/counting/keys.js";
 import type { Context } from "../src/domain/context.js";
-import type { NewRecord } from "../src/store/store.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import * as counters from "../src/store/postgres/counters.js";
 import { connect, type Db, type Param, type Pg } from "../src/store/postgres/driver.js";
 import { listRecords, listRows } from "../src/store/postgres/record-reads.js";
@@ -90,7 +90,7 @@ test("the service's connections start no parallel workers", { skip }, async () =
 });
 
 test("page 1 of a freshly bulk-loaded bloc is read from indexes, with the sizes the load analyzed", { skip }, async () => {
-  const [all] = await server.ctx.store.scopes(blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
+  const [all] = await server.ctx.store.counters.scopes(blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
   assert.ok(all?.counted, "the bloc's all-time scope counts its values");
   const [stats] = await sql.unsafe("SELECT reltuples FROM pg_class WHERE relname = 'records'");
   assert.ok(Number((stats as unknown as { reltuples: number }).reltuples) >= RECORDS * 0.9, "the load analyzed the records it loaded");

@@ -98,10 +98,10 @@ test("a token over its limit gets 429 with Retry-After, in each endpoint's error
 
 test("a refused add-data stores nothing, and the token is served again in the next second", async () => {
   await nextWindow();
-  const before = await server.ctx.store.countRecords({ blocId });
+  const before = await server.ctx.store.records.countRecords({ blocId });
   const adds = await burst(() => call(server.url, "POST", "/api/add-data", { token: member.token, json: { scanStationID: blocId, dataToAdd: { field_1: "P" } } }));
   assertRefusals(adds, "error");
-  assert.equal(await server.ctx.store.countRecords({ blocId }), before + served(adds), "one record per 200, none per 429");
+  assert.equal(await server.ctx.store.records.countRecords({ blocId }), before + served(adds), "one record per 200, none per 429");
   await nextWindow();
   const again = await call(server.url, "GET", "/api/me", { token: member.token });
   assert.equal(again.status, 200, again.text);

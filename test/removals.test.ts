@@ -6,7 +6,7 @@ import path from "node:path";
 import { backupStore, restoreStore } from "../src/cli/backup.js";
 import { openStoreAt } from "../src/cli/copy.js";
 import { FileBlobs } from "../src/store/file-blobs.js";
-import { TABLES, type Row, type TableName } from "../src/store/store.js";
+import { TABLES, type Row, type TableName } from "../src/domain/ports/store.js";
 import { addMember, addRecord, startServer, type TestServer } from "./support/server.js";
 import { freshDatabaseUrl, testEngine } from "./support/database.js";
 import { keysOf, storedRecords } from "./support/fixtures.js";
@@ -296,8 +296,8 @@ test("a backup taken after removals restores: retired fields stay retired, delet
       if (table === "counter_scopes" || table === "value_counts") continue;
       assert.deepEqual(await allRows(restored, table), await allRows(server.ctx.store, table), `${table} restored as it was`);
     }
-    assert.deepEqual((await restored.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1"]);
-    assert.deepEqual(await restored.retiredFieldSlugs(blocId), ["field_2"]);
+    assert.deepEqual((await restored.blocs.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1"]);
+    assert.deepEqual(await restored.blocs.retiredFieldSlugs(blocId), ["field_2"]);
     await assertCountersEqualRecount(restored);
   } finally {
     await restored.close();
@@ -312,12 +312,12 @@ test("rows of a backup made before fields could be retired (no retired_at) resto
   fs.mkdirSync(path.join(server.dir, "older"), { recursive: true });
   const restored = await openStoreAt(target.url);
   try {
-    await restored.importRows("blocs", (await allRows(server.ctx.store, "blocs")).filter((r) => r.id === blocId));
+    await restored.maintenance.importRows("blocs", (await allRows(server.ctx.store, "blocs")).filter((r) => r.id === blocId));
     const fields = old((await allRows(server.ctx.store, "fields")).filter((r) => r.bloc_id === blocId));
     assert.ok(fields.every((row) => !("retired_at" in row)));
-    await restored.importRows("fields", fields);
-    assert.deepEqual((await restored.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1", "field_2"]);
-    assert.deepEqual(await restored.retiredFieldSlugs(blocId), []);
+    await restored.maintenance.importRows("fields", fields);
+    assert.deepEqual((await restored.blocs.findBloc(blocId))?.fields.map((f) => f.slug), ["field_1", "field_2"]);
+    assert.deepEqual(await restored.blocs.retiredFieldSlugs(blocId), []);
   } finally {
     await restored.close();
     await target.drop();

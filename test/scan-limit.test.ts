@@ -79,7 +79,7 @@ describe("scan limit: countLimitInfo", () => {
       scan_limit: 5, scans_counted: 5, limit_reached: 1, scan_limit_time_logged: await limitthCreatedAt(bloc, 5),
     });
     assertLimitRefusal(await add(bloc));
-    assert.equal(await server.ctx.store.countRecords({ blocId: bloc }), 5);
+    assert.equal(await server.ctx.store.records.countRecords({ blocId: bloc }), 5);
   });
 
   test("GET /api/admin/blocs/:blocId shows scanLimit and scanLimitPeriod", async () => {
@@ -99,7 +99,7 @@ describe("scan limit under concurrency (acceptance 4)", () => {
     assert.equal(accepted.length, 50);
     assert.equal(refused.length, 30);
     for (const reply of refused) assertLimitRefusal(reply);
-    assert.equal(await server.ctx.store.countRecords({ blocId: bloc }), 50);
+    assert.equal(await server.ctx.store.records.countRecords({ blocId: bloc }), 50);
     assert.equal(new Set(accepted.map((r) => r.json.returnedStationID)).size, 50);
 
     const info = await limitInfo(bloc);

@@ -152,7 +152,7 @@ for (const viewer of ["admin", "owner", "lead"] as const) {
     SEARCHES.forEach((search, n) => {
       for (const label of expected(viewer, Object.fromEntries(Object.entries(search).map(([k, v]) => [k, [v]])))) notes.set(label, `${viewer} ${n}`);
     });
-    const records = await server.ctx.store.findRecords({ blocId, match: [{ key: NOTE, values: SEARCHES.map((_, n) => `${viewer} ${n}`) }] });
+    const records = await server.ctx.store.records.findRecords({ blocId, match: [{ key: NOTE, values: SEARCHES.map((_, n) => `${viewer} ${n}`) }] });
     assert.deepEqual(new Map(records.map((r) => [labelOf(r.id), r.values[NOTE]!])), notes);
   });
 

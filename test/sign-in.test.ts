@@ -340,7 +340,7 @@ test(`no answer ever holds a password or its hash (${testEngine()})`, async () =
   answers.push(await call(server.url, "POST", "/api/me/password", {
     token: signedIn.json.token, json: { currentPassword: "wrong-current-pw", newPassword: "long-enough-new-pw" },
   }));
-  const stored = await server.ctx.store.passwordOf(id);
+  const stored = await server.ctx.store.accounts.passwordOf(id);
   assert.match(String(stored), /^scrypt\$32768\$8\$1\$/, "the store keeps an scrypt hash with its parameters");
   const salt = String(stored).split("$")[4]!;
   for (const reply of answers) {
@@ -348,7 +348,7 @@ test(`no answer ever holds a password or its hash (${testEngine()})`, async () =
       assert.equal(reply.text.includes(secret), false, `an answer (${reply.status}) holds a secret: ${reply.text.slice(0, 200)}`);
     }
   }
-  const row = (await server.ctx.store.exportRows("users", undefined, 1000)).find((r) => String(r.id) === id);
+  const row = (await server.ctx.store.maintenance.exportRows("users", undefined, 1000)).find((r) => String(r.id) === id);
   assert.equal(row?.password_hash, stored, "a backup keeps the hash (never the password), so that restored users still sign in");
 });
 

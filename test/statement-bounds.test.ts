@@ -141,8 +141,8 @@ describe("SQL texts and prepared statements stay bounded", () => {
     // The cache is the store's own; reached here only to show what it holds.
     const cache = (server.ctx.store as unknown as { cache: GenerationCache }).cache;
     const before = cache.size;
-    await server.ctx.store.findBloc(`unknown-${"q".repeat(200)}`);
-    await server.ctx.store.findBloc("unknown-short");
+    await server.ctx.store.blocs.findBloc(`unknown-${"q".repeat(200)}`);
+    await server.ctx.store.blocs.findBloc("unknown-short");
     assert.equal(cache.size, before);
   });
 });

@@ -85,8 +85,8 @@ function committedUsers(file: string): { id: string; name: string }[] {
 test("a group commit is answered only after the -wal file is flushed; reads wait too; the next batch commits meanwhile", { skip: sqliteOnly }, async () => {
   await withStore(async (store, file, flush) => {
     const first = [
-      store.transaction((tx) => tx.createUser("ada", "member", AT), { group: "g" }),
-      store.transaction((tx) => tx.createUser("bob", "member", AT), { group: "g" }),
+      store.transaction((tx) => tx.accounts.createUser("ada", "member", AT), { group: "g" }),
+      store.transaction((tx) => tx.accounts.createUser("bob", "member", AT), { group: "g" }),
     ];
     await flush.called(1);
     assert.equal(flush.files[0], `${file}-wal`, "the database's own write-ahead log is flushed");
@@ -94,11 +94,11 @@ test("a group commit is answered only after the -wal file is flushed; reads wait
     assert.deepEqual(committedUsers(file).map((u) => u.name), ["ada", "bob"]);
     assert.equal(await settled(Promise.all(first)), false, "no answer before the flush");
     // A read of this process could show them: it is answered after the flush as well.
-    const read = store.findUser(committedUsers(file)[0]!.id);
+    const read = store.accounts.findUser(committedUsers(file)[0]!.id);
     assert.equal(await settled(read), false, "no read answer before the flush");
     // The connection was handed on at COMMIT: the group's next batch commits now, and
     // starts its own flush (the one running began before that commit).
-    const second = store.transaction((tx) => tx.createUser("cy", "member", AT), { group: "g" });
+    const second = store.transaction((tx) => tx.accounts.createUser("cy", "member", AT), { group: "g" });
     await until(() => committedUsers(file).length === 3);
     await flush.called(2);
     assert.equal(await settled(second), false);
@@ -112,14 +112,14 @@ test("a group commit is answered only after the -wal file is flushed; reads wait
 test("a failed flush answers an error, never a success, and refuses every later write", { skip: sqliteOnly }, async () => {
   await withStore(async (store, file, flush) => {
     flush.fail = new Error("EIO: i/o error, fdatasync");
-    const write = store.transaction((tx) => tx.createUser("dee", "member", AT), { group: "g" });
+    const write = store.transaction((tx) => tx.accounts.createUser("dee", "member", AT), { group: "g" });
     await flush.called(1);
     flush.release();
     await assert.rejects(write, (error: unknown) => error instanceof WalSyncFailedError && /EIO/.test(error.message));
     // Nothing written after it can be vouched for (the kernel may have dropped the pages
     // and report the next flush as a success): later writes are refused, not attempted.
-    await assert.rejects(store.transaction((tx) => tx.createUser("eve", "member", AT), { group: "g" }), WalSyncFailedError);
-    await assert.rejects(store.transaction((tx) => tx.createUser("fay", "member", AT)), WalSyncFailedError);
+    await assert.rejects(store.transaction((tx) => tx.accounts.createUser("eve", "member", AT), { group: "g" }), WalSyncFailedError);
+    await assert.rejects(store.transaction((tx) => tx.accounts.createUser("fay", "member", AT)), WalSyncFailedError);
     assert.deepEqual(committedUsers(file).map((u) => u.name), ["dee"]);
     assert.equal(flush.files.length, 1);
   });

@@ -162,7 +162,7 @@ test("nothing is sent for a refused add, a refused or rolled-back update, or a u
   const reply = await server.call("POST", "/api/admin/webhooks", { json: { url: r.url, secret: SECRET } });
   assert.equal(reply.status, 201, reply.text);
   assert.equal(reply.json.blocs, null);
-  const seqBefore = await server.ctx.store.lastEventSeq(blocId);
+  const seqBefore = await server.ctx.store.events.lastEventSeq(blocId);
 
   await addRecord(server, blocId, { field_1: "U-1", field_3: "S-1" }, writer.token);
   // Refused before its transaction: an unknown field.
@@ -183,7 +183,7 @@ test("nothing is sent for a refused add, a refused or rolled-back update, or a u
   assert.equal(clash.status, 400, clash.text);
   // A transaction that appended its events and then failed: rolled back, with them.
   await assert.rejects(server.ctx.store.transaction(async (tx) => {
-    await tx.appendEvents(blocId, [recordAdded({ id: 1, createdAt: server.ctx.now(), userId: "1", submittedStatus: 1, jobId: null, values: {} }, null)]);
+    await tx.events.appendEvents(blocId, [recordAdded({ id: 1, createdAt: server.ctx.now(), userId: "1", submittedStatus: 1, jobId: null, values: {} }, null)]);
     throw new Error("rolled back on purpose");
   }), /rolled back on purpose/);
   await addRecord(server, blocId, { field_1: "sentinel" }, writer.token);
@@ -193,7 +193,7 @@ test("nothing is sent for a refused add, a refused or rolled-back update, or a u
   assert.deepEqual(r.received.map((d) => (d.body.record as Record<string, unknown>).field_1), ["U-1", "race", "sentinel"]);
   assertInOrder(r.received);
   assert.equal(r.received[0]!.body.seq, seqBefore + 1, "numbers left no gap for what was undone");
-  assert.equal(await server.ctx.store.lastEventSeq(blocId), seqBefore + 3);
+  assert.equal(await server.ctx.store.events.lastEventSeq(blocId), seqBefore + 3);
 });
 
 test("changes to a bloc's fields, settings and access are events too, for webhooks that ask for them", async () => {
@@ -261,7 +261,7 @@ test("webhook input is checked, and a removed webhook stops receiving", async ()
 test("events of large records are read in batches bounded by bytes, and every one is still delivered", async () => {
   const r = await receiver();
   await webhook(r.url);
-  const before = await server.ctx.store.lastEventSeq(blocId);
+  const before = await server.ctx.store.events.lastEventSeq(blocId);
   // About 60 KB of data each, under the 64 KiB value limit.
   const big = (tag: string): Record<string, string> => ({ field_1: tag, field_2: `${tag}-${"x".repeat(60_000)}` });
   const added = await server.call("POST", `/api/admin/blocs/${blocId}/fields`, { json: { name: "Notes" } });
@@ -269,7 +269,7 @@ test("events of large records are read in batches bounded by bytes, and every on
   const ids: number[] = [];
   for (const tag of ["B1", "B2", "B3"]) ids.push(await addRecord(server, blocId, big(tag), writer.token));
   const recordEvents = async (maxBytes: number) =>
-    (await server.ctx.store.eventsAfter(blocId, before + 1, 100, maxBytes)).map((e) => e.recordId);
+    (await server.ctx.store.events.eventsAfter(blocId, before + 1, 100, maxBytes)).map((e) => e.recordId);
   assert.deepEqual(await recordEvents(1), [ids[0]], "under any budget, the first event");
   assert.deepEqual(await recordEvents(50_000), [ids[0]], "the second would start past the budget");
   assert.deepEqual(await recordEvents(100_000), [ids[0], ids[1]], "each event that starts within the budget");

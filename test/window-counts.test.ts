@@ -61,7 +61,7 @@ before(async () => {
   for (let i = 0; i < records.length; i += 400) {
     await server.ctx.store.transaction((tx) => importRecords(tx, records.slice(i, i + 400)));
   }
-  everything = await server.ctx.store.listRecords({ blocId }, { order: "newest", limit: 100_000, offset: 0 });
+  everything = await server.ctx.store.records.listRecords({ blocId }, { order: "newest", limit: 100_000, offset: 0 });
 });
 
 after(async () => { await server.close(); });
@@ -170,7 +170,7 @@ test("a shift of a busy day is counted from its hours, exactly, for every reader
   const plan = await planWindow(server.ctx.store, { blocId: bloc, from: "2026-06-10 06:00:00", to: "2026-06-10 13:59:59" }, [""]);
   assert.deepEqual(plan, { periods: Array.from({ length: 8 }, (_, h) => `h:2026-06-10 ${String(6 + h).padStart(2, "0")}`), edges: [] },
     "an eight-hour shift is eight hour periods");
-  const stored = await server.ctx.store.listRecords({ blocId: bloc }, { order: "newest", limit: 10_000, offset: 0 });
+  const stored = await server.ctx.store.records.listRecords({ blocId: bloc }, { order: "newest", limit: 10_000, offset: 0 });
   const readers: { visibility?: RecordFilter["visibility"]; keep: (r: StoredRecord) => boolean }[] = [
     { keep: () => true },
     { visibility: { ownerId: members[1]!.id }, keep: (r) => r.userId === members[1]!.id },

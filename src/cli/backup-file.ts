@@ -4,7 +4,7 @@ import path from "node:path";
 import readline from "node:readline";
 import zlib from "node:zlib";
 import { syncFile, syncFolder } from "../store/fsync.js";
-import type { Row } from "../store/store.js";
+import type { Row } from "../domain/ports/store.js";
 
 /**
  * The backup file: gzip-compressed JSON lines, readable and writable as a stream, so

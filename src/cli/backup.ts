@@ -1,21 +1,22 @@
 import crypto from "node:crypto";
 import { once } from "node:events";
-import fs from "node:fs";
-import { PassThrough } from "node:stream";
+import { PassThrough, type Readable } from "node:stream";
 import { readConfig, type Config } from "../config.js";
-import { FileBlobs, type ReceivedContent } from "../store/file-blobs.js";
+import type { Blobs, ReceivedContent } from "../domain/ports/blobs.js";
+import { FileBlobs } from "../store/file-blobs.js";
 import { openStore } from "../store/open-store.js";
-import { COUNTER_TABLES, TABLES, type Row, type Store, type TableName } from "../store/store.js";
+import { COUNTER_TABLES, TABLES, type Row, type Store, type TableName } from "../domain/ports/store.js";
 import { TABLE_SHAPES, withAddedColumns } from "../store/tables.js";
 import { BackupError, BackupWriter, FORMAT, VERSION, readBackup, type Entry, type Header, type Trailer } from "./backup-file.js";
 import { redactUrl } from "./copy.js";
 import { recountMissing } from "../domain/counting/recount.js";
 import { setCountingThreshold } from "../domain/counting/keys.js";
 import { UsageError } from "./commands.js";
+import { refreshStatistics } from "../domain/capabilities.js";
 
 /**
  * `bloc-data backup <file>` and `bloc-data restore <file>`, on DATABASE_URL and
- * BLOC_FILES_DIR. A backup is every row of every table of store/store.ts TABLES, all
+ * BLOC_FILES_DIR. A backup is every row of every table of domain/ports/maintenance.ts TABLES, all
  * read from one consistent snapshot taken while the service goes on writing
  * (Store.exportSnapshot), followed by the content of every uploaded file those rows
  * refer to. Files are content-addressed and never change, and a file's content is on
@@ -64,9 +65,9 @@ function total(counts: Readonly<Record<string, number>>): number {
 }
 
 /** Writes one content's bytes after its line, checking them against their hash as they are read. */
-async function writeContent(writer: BackupWriter, blobs: FileBlobs, dir: string, sha256: string): Promise<number> {
+async function writeContent(writer: BackupWriter, blobs: Blobs, dir: string, sha256: string): Promise<number> {
   let size: number;
-  let content: fs.ReadStream;
+  let content: Readable;
   try {
     size = await blobs.size(sha256);
     content = await blobs.open(sha256);
@@ -90,7 +91,7 @@ async function writeContent(writer: BackupWriter, blobs: FileBlobs, dir: string,
 
 /** Writes a backup of `store` (and the contents in `blobs`) to `file`. */
 export async function backupStore(
-  store: Store, engine: string, blobs: FileBlobs, dir: string, file: string, withFiles: boolean,
+  store: Store, engine: string, blobs: Blobs, dir: string, file: string, withFiles: boolean,
 ): Promise<Omit<BackupReport, "from" | "seconds">> {
   const writer = await BackupWriter.create(file);
   try {
@@ -99,7 +100,7 @@ export async function backupStore(
     const tables = Object.fromEntries(TABLES.map((t) => [t, 0])) as Record<TableName, number>;
     const contents = new Set<string>();
     let highestRecordId = 0;
-    await store.exportSnapshot(async (source) => {
+    await store.maintenance.exportSnapshot(async (source) => {
       for (const table of TABLES) {
         let after: Row | undefined;
         for (;;) {
@@ -194,12 +195,12 @@ const RETIRED_TABLES: readonly string[] = ["day_counts", "value_totals", "period
 const COUNTED: readonly TableName[] = COUNTER_TABLES;
 
 /** Writes the rows and contents of a verified backup into an empty store and files folder. */
-async function load(file: string, store: Store, blobs: FileBlobs): Promise<void> {
+async function load(file: string, store: Store, blobs: Blobs): Promise<void> {
   let pending: Row[] = [];
   let pendingTable: TableName | undefined;
   let pendingBytes = 0;
   const flush = async (): Promise<void> => {
-    if (pendingTable && pending.length > 0) await store.importRows(pendingTable, pending);
+    if (pendingTable && pending.length > 0) await store.maintenance.importRows(pendingTable, pending);
     pending = [];
     pendingBytes = 0;
   };
@@ -244,8 +245,8 @@ async function load(file: string, store: Store, blobs: FileBlobs): Promise<void>
 }
 
 /** Restores a backup into `store`, which must be empty, and its contents into `blobs`. */
-export async function restoreStore(store: Store, blobs: FileBlobs, file: string): Promise<Omit<RestoreReport, "to" | "seconds">> {
-  const before = await store.tableSizes();
+export async function restoreStore(store: Store, blobs: Blobs, file: string): Promise<Omit<RestoreReport, "to" | "seconds">> {
+  const before = await store.maintenance.tableSizes();
   const filled = TABLES.filter((t) => before[t] > 0);
   if (filled.length > 0) {
     throw new BackupError(`restore needs an empty store, and DATABASE_URL holds rows (${filled.map((t) => `${t}: ${before[t]}`).join(", ")}); ` +
@@ -256,8 +257,8 @@ export async function restoreStore(store: Store, blobs: FileBlobs, file: string)
   // A backup of an earlier version holds no counters of today's kind: its blocs are counted again.
   const recounted = await recountMissing(store);
   // The planner's statistics of what was loaded, before the service answers from it.
-  await store.refreshStatistics();
-  const after = await store.tableSizes();
+  await refreshStatistics(store);
+  const after = await store.maintenance.tableSizes();
   const expected = (t: TableName): number => (recounted > 0 && COUNTED.includes(t) ? after[t] : trailer.rows[t] ?? 0);
   const differ = TABLES.filter((t) => after[t] !== expected(t));
   if (differ.length > 0) {

@@ -157,7 +157,7 @@ export async function runCommand(ctx: Context, positionals: readonly string[], o
     case "role add":
       return createRole(ctx, at(2, "<name>"));
     case "role list":
-      return ctx.store.listRoles();
+      return ctx.store.accounts.listRoles();
     case "role assign":
     case "role unassign": {
       const [userId, roleId] = [at(2, "<userId>"), at(3, "<roleId>")];

@@ -2,8 +2,9 @@ import fs from "node:fs";
 import cliProgress from "cli-progress";
 import { ConfigError, readConfig, sqlitePath, type Config } from "../config.js";
 import { openStore } from "../store/open-store.js";
-import { TABLES, type Row, type Store, type TableName } from "../store/store.js";
+import { TABLES, type Row, type Store, type TableName } from "../domain/ports/store.js";
 import { UsageError } from "./commands.js";
+import { refreshStatistics } from "../domain/capabilities.js";
 
 /**
  * `bloc-data copy --from <url> --to <url>`: moves a whole instance into a new, empty
@@ -80,23 +81,23 @@ function describe(sizes: TableCounts, tables: readonly TableName[]): string {
  * when the tables' sizes differ at the end (the source written to during the copy).
  */
 export async function copyStore(source: Store, target: Store, batch: number, progress: CopyProgress): Promise<TableCounts> {
-  const before = await target.tableSizes();
+  const before = await target.maintenance.tableSizes();
   const filled = TABLES.filter((t) => before[t] > 0);
   if (filled.length > 0) {
     throw new CopyError(`the target is not empty (rows in ${describe(before, filled)}); copy only into a new, empty database`);
   }
-  const totals = await source.tableSizes();
+  const totals = await source.maintenance.tableSizes();
   const copied = Object.fromEntries(TABLES.map((t) => [t, 0])) as TableCounts;
   for (const table of TABLES) {
     const started = Date.now();
     progress.tableStarted(table, totals[table]);
-    let rows = await source.exportRows(table, undefined, batch);
+    let rows = await source.maintenance.exportRows(table, undefined, batch);
     while (rows.length > 0) {
       const last: Row = rows[rows.length - 1]!;
       // Reading the next batch while this one is written: the two stores may be two servers.
-      const next = rows.length < batch ? Promise.resolve([]) : source.exportRows(table, last, batch);
+      const next = rows.length < batch ? Promise.resolve([]) : source.maintenance.exportRows(table, last, batch);
       next.catch(() => undefined); // handled when awaited; not an unhandled rejection if the write fails first
-      await target.importRows(table, rows);
+      await target.maintenance.importRows(table, rows);
       copied[table] += rows.length;
       progress.rowsCopied(table, copied[table]);
       rows = await next;
@@ -104,8 +105,8 @@ export async function copyStore(source: Store, target: Store, batch: number, pro
     progress.tableDone(table, copied[table], Date.now() - started);
   }
   // The planner's statistics of what was loaded, before a service answers from it.
-  await target.refreshStatistics();
-  const [from, to] = await Promise.all([source.tableSizes(), target.tableSizes()]);
+  await refreshStatistics(target);
+  const [from, to] = await Promise.all([source.maintenance.tableSizes(), target.maintenance.tableSizes()]);
   const differ = TABLES.filter((t) => from[t] !== to[t] || copied[t] !== to[t]);
   if (differ.length > 0) {
     throw new CopyError(`the copy is incomplete: ${differ.map((t) => `${t} has ${from[t]} rows in the source, ` +

@@ -3,7 +3,7 @@ import {
   PERMISSIONS, profileSlugs,
   type Bloc, type Grant, type Permission, type RestrictionMode, type TokenScope, type User, type Visibility,
 } from "./model.js";
-import type { AccessFacts, Tx } from "../store/store.js";
+import type { AccessFacts, Tx } from "./ports/store.js";
 import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
 import { ownValue } from "./values.js";
@@ -87,14 +87,14 @@ export async function requireAccess(
 
 /** The principal's access to a bloc, whatever it allows; a missing bloc refused as requireAccess says. */
 export async function accessTo(ctx: Context, principal: Principal, blocId: string): Promise<BlocAccess> {
-  const bloc = await ctx.store.findBloc(blocId);
+  const bloc = await ctx.store.blocs.findBloc(blocId);
   if (!bloc) {
     if (principal.user.role === "admin" && principal.scope.blocs === null) {
       throw new NotFoundError(`Bloc "${blocId}" does not exist`);
     }
     throw new AccessDeniedError();
   }
-  return effectiveAccess(principal, bloc, await ctx.store.accessFacts(bloc.id, principal.user.id));
+  return effectiveAccess(principal, bloc, await ctx.store.access.accessFacts(bloc.id, principal.user.id));
 }
 
 /**
@@ -125,13 +125,13 @@ export function grantOf(input: Partial<Grant>): Grant {
 }
 
 async function requireUser(ctx: Context, userId: string): Promise<User> {
-  const user = await ctx.store.findUser(userId);
+  const user = await ctx.store.accounts.findUser(userId);
   if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
   return user;
 }
 
 async function requireRole(ctx: Context, roleId: string): Promise<void> {
-  if (!(await ctx.store.findRole(roleId))) throw new NotFoundError(`Role "${roleId}" does not exist`);
+  if (!(await ctx.store.accounts.findRole(roleId))) throw new NotFoundError(`Role "${roleId}" does not exist`);
 }
 
 /** Both must exist: grants and restrictions name a bloc and a user (or role). */
@@ -154,47 +154,47 @@ function accessChange(ctx: Context, blocId: string, change: (tx: Tx) => Promise<
 
 export async function setGrant(ctx: Context, blocId: string, userId: string, grant: Grant): Promise<Grant> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await accessChange(ctx, blocId, (tx) => tx.setGrant(blocId, userId, grant), { kind: "grant.set", userId, grant });
+  await accessChange(ctx, blocId, (tx) => tx.access.setGrant(blocId, userId, grant), { kind: "grant.set", userId, grant });
   return grant;
 }
 
 export async function removeGrant(ctx: Context, blocId: string, userId: string): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await accessChange(ctx, blocId, (tx) => tx.removeGrant(blocId, userId), { kind: "grant.removed", userId });
+  await accessChange(ctx, blocId, (tx) => tx.access.removeGrant(blocId, userId), { kind: "grant.removed", userId });
 }
 
 export async function setRoleGrant(ctx: Context, blocId: string, roleId: string, grant: Grant): Promise<Grant> {
   await requireBlocAndRole(ctx, blocId, roleId);
-  await accessChange(ctx, blocId, (tx) => tx.setRoleGrant(blocId, roleId, grant), { kind: "role-grant.set", roleId, grant });
+  await accessChange(ctx, blocId, (tx) => tx.access.setRoleGrant(blocId, roleId, grant), { kind: "role-grant.set", roleId, grant });
   return grant;
 }
 
 export async function removeRoleGrant(ctx: Context, blocId: string, roleId: string): Promise<void> {
   await requireBlocAndRole(ctx, blocId, roleId);
-  await accessChange(ctx, blocId, (tx) => tx.removeRoleGrant(blocId, roleId), { kind: "role-grant.removed", roleId });
+  await accessChange(ctx, blocId, (tx) => tx.access.removeRoleGrant(blocId, roleId), { kind: "role-grant.removed", roleId });
 }
 
 export async function setRestriction(ctx: Context, blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await accessChange(ctx, blocId, (tx) => tx.setRestriction(blocId, userId, mode), { kind: "restriction.set", userId, mode });
+  await accessChange(ctx, blocId, (tx) => tx.access.setRestriction(blocId, userId, mode), { kind: "restriction.set", userId, mode });
 }
 
 export async function removeRestriction(ctx: Context, blocId: string, userId: string): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await accessChange(ctx, blocId, (tx) => tx.removeRestriction(blocId, userId), { kind: "restriction.removed", userId });
+  await accessChange(ctx, blocId, (tx) => tx.access.removeRestriction(blocId, userId), { kind: "restriction.removed", userId });
 }
 
 export async function setRoleMember(ctx: Context, userId: string, roleId: string, member: boolean): Promise<void> {
   await requireUser(ctx, userId);
   await requireRole(ctx, roleId);
-  await ctx.store.setRoleMember(userId, roleId, member);
+  await ctx.store.accounts.setRoleMember(userId, roleId, member);
 }
 
 export async function createRole(ctx: Context, name: string): Promise<{ id: string; name: string }> {
   const trimmed = name.trim();
   if (trimmed === "") throw new InvalidInputError("name must not be empty");
   try {
-    return await ctx.store.createRole(trimmed, ctx.now());
+    return await ctx.store.accounts.createRole(trimmed, ctx.now());
   } catch (error) {
     if (error instanceof ConflictError) throw new ConflictError(`A role named "${trimmed}" already exists`);
     throw error;
@@ -203,6 +203,6 @@ export async function createRole(ctx: Context, name: string): Promise<{ id: stri
 
 export async function setProfile(ctx: Context, userId: string, profile: readonly string[]): Promise<User> {
   await requireUser(ctx, userId);
-  await ctx.store.setProfile(userId, [...new Set(profile)]);
+  await ctx.store.accounts.setProfile(userId, [...new Set(profile)]);
   return requireUser(ctx, userId);
 }

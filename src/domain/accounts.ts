@@ -3,7 +3,7 @@ import type { ConfigContext, Context } from "./context.js";
 import type { User, UserRole } from "./model.js";
 import { createUser } from "./users.js";
 import { checkPassword, hashPassword, verifyPassword } from "./passwords.js";
-import type { AccountChanges } from "../store/store.js";
+import type { AccountChanges } from "./ports/store.js";
 
 /** RFC 5321's longest address. */
 export const MAX_EMAIL_LENGTH = 254;
@@ -28,7 +28,7 @@ export interface UserUpdate {
 }
 
 async function emailFree(ctx: ConfigContext, email: string, userId?: string): Promise<void> {
-  const holder = await ctx.store.findLogin(email);
+  const holder = await ctx.store.accounts.findLogin(email);
   if (holder && holder.user.id !== userId) throw new ConflictError(`email "${email}" is already another user's`);
 }
 
@@ -38,7 +38,7 @@ async function emailFree(ctx: ConfigContext, email: string, userId?: string): Pr
  */
 async function write(ctx: ConfigContext, userId: string, changes: AccountChanges): Promise<void> {
   try {
-    if (!(await ctx.store.updateAccount(userId, changes))) throw new NotFoundError(`User "${userId}" does not exist`);
+    if (!(await ctx.store.accounts.updateAccount(userId, changes))) throw new NotFoundError(`User "${userId}" does not exist`);
   } catch (error) {
     if (error instanceof ConflictError && changes.email) throw new ConflictError(`email "${changes.email}" is already another user's`);
     throw error;
@@ -72,7 +72,7 @@ export async function createUserWithAccount(
  * which could leave no one able to undo it.
  */
 export async function updateUser(ctx: Context, actorId: string, userId: string, update: UserUpdate): Promise<User> {
-  const user = await ctx.store.findUser(userId);
+  const user = await ctx.store.accounts.findUser(userId);
   if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
   const changes: { name?: string; email?: string | null; disabledAt?: string | null } = {};
   if (update.name !== undefined) {
@@ -89,7 +89,7 @@ export async function updateUser(ctx: Context, actorId: string, userId: string, 
     changes.disabledAt = update.disabled ? ctx.now() : null;
   }
   await write(ctx, userId, changes);
-  const updated = await ctx.store.findUser(userId);
+  const updated = await ctx.store.accounts.findUser(userId);
   if (!updated) throw new NotFoundError(`User "${userId}" does not exist`);
   return updated;
 }
@@ -103,7 +103,7 @@ export async function setPassword(ctx: Context, userId: string, password: string
 /** A user changes their own password, proving they know the current one. */
 export async function changeOwnPassword(ctx: Context, userId: string, currentPassword: string, newPassword: string): Promise<void> {
   checkPassword("newPassword", newPassword);
-  const stored = await ctx.store.passwordOf(userId);
+  const stored = await ctx.store.accounts.passwordOf(userId);
   if (stored === undefined) throw new NotFoundError(`User "${userId}" does not exist`);
   if (!(await verifyPassword(currentPassword, stored))) throw new InvalidInputError("currentPassword is not your current password");
   await write(ctx, userId, { passwordHash: await hashPassword(newPassword) });

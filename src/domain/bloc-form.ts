@@ -30,7 +30,7 @@ export interface BlocForm {
 export async function describeForm(ctx: Context, principal: Principal, blocId: string): Promise<BlocForm> {
   const { bloc, permissions } = await accessTo(ctx, principal, blocId);
   if (permissions.size === 0) throw new AccessDeniedError();
-  const module = bloc.moduleId === null ? undefined : await ctx.store.findModule(bloc.moduleId);
+  const module = bloc.moduleId === null ? undefined : await ctx.store.blocs.findModule(bloc.moduleId);
   return {
     blocId: bloc.id,
     name: bloc.name,

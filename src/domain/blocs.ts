@@ -5,6 +5,7 @@ import type { Context } from "./context.js";
 import { resolveRules, TEXT_RULES, type RulesInput } from "./field-rules.js";
 import { rebuildCounters } from "./record-writes.js";
 import { changeWithEvent, configChanged } from "./events.js";
+import { refreshStatistics } from "./capabilities.js";
 
 const SLUG = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const BLOC_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -82,7 +83,7 @@ function newFields(existing: readonly Field[], inputs: readonly FieldInput[], re
 }
 
 async function checkSettings(ctx: Context, settings: Partial<BlocSettings>): Promise<void> {
-  if (settings.moduleId !== undefined && settings.moduleId !== null && !(await ctx.store.findModule(settings.moduleId))) {
+  if (settings.moduleId !== undefined && settings.moduleId !== null && !(await ctx.store.blocs.findModule(settings.moduleId))) {
     throw new NotFoundError(`Module "${settings.moduleId}" does not exist`);
   }
   if (settings.scanLimit !== undefined && settings.scanLimit !== null &&
@@ -93,7 +94,7 @@ async function checkSettings(ctx: Context, settings: Partial<BlocSettings>): Pro
 
 async function newBlocId(ctx: Context): Promise<string> {
   if (ctx.idStyle === "uuid") return crypto.randomUUID();
-  return String((await ctx.store.highestNumericBlocId()) + 1);
+  return String((await ctx.store.blocs.highestNumericBlocId()) + 1);
 }
 
 export interface BlocInput extends Partial<BlocSettings> {
@@ -105,7 +106,7 @@ export interface BlocInput extends Partial<BlocSettings> {
 /** The bloc, and its first event (bloc.updated, "bloc.created"), which carries it whole. */
 function saveNewBloc(ctx: Context, bloc: Bloc): Promise<void> {
   const now = ctx.now();
-  return changeWithEvent(ctx, bloc.id, (tx) => tx.createBloc(bloc, now),
+  return changeWithEvent(ctx, bloc.id, (tx) => tx.blocs.createBloc(bloc, now),
     () => configChanged("bloc.updated", now, { kind: "bloc.created", bloc }));
 }
 
@@ -142,17 +143,17 @@ export async function createBloc(ctx: Context, input: BlocInput): Promise<Bloc> 
 }
 
 export async function getBloc(ctx: Context, blocId: string): Promise<Bloc> {
-  const bloc = await ctx.store.findBloc(blocId);
+  const bloc = await ctx.store.blocs.findBloc(blocId);
   if (!bloc) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
   return bloc;
 }
 
 export async function addField(ctx: Context, blocId: string, input: FieldInput): Promise<Field> {
   const bloc = await getBloc(ctx, blocId);
-  const [field] = newFields(bloc.fields, [input], await ctx.store.retiredFieldSlugs(blocId));
+  const [field] = newFields(bloc.fields, [input], await ctx.store.blocs.retiredFieldSlugs(blocId));
   const now = ctx.now();
   try {
-    await changeWithEvent(ctx, blocId, (tx) => tx.addField(blocId, field!),
+    await changeWithEvent(ctx, blocId, (tx) => tx.blocs.addField(blocId, field!),
       () => configChanged("bloc.updated", now, { kind: "field.added", field }));
   } catch (error) {
     if (error instanceof ConflictError) throw new ConflictError(`slug "${field!.slug}" is already used in this bloc`);
@@ -165,7 +166,7 @@ export async function updateBloc(ctx: Context, blocId: string, settings: Partial
   await getBloc(ctx, blocId);
   await checkSettings(ctx, settings);
   const now = ctx.now();
-  await changeWithEvent(ctx, blocId, (tx) => tx.updateBlocSettings(blocId, settings),
+  await changeWithEvent(ctx, blocId, (tx) => tx.blocs.updateBlocSettings(blocId, settings),
     () => configChanged("bloc.updated", now, { kind: "settings", settings }));
   return getBloc(ctx, blocId);
 }
@@ -182,15 +183,15 @@ export async function updateField(ctx: Context, blocId: string, slug: string, ch
   };
   const now = ctx.now();
   await changeWithEvent(ctx, blocId, async (tx) => {
-    await tx.updateField(blocId, field);
+    await tx.blocs.updateField(blocId, field);
     // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
     if (field.applyProfileFilter !== current.applyProfileFilter) await rebuildCounters(tx, blocId);
   }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }));
   // A recount rewrote the bloc's counters: the planner's statistics follow.
-  if (field.applyProfileFilter !== current.applyProfileFilter) await ctx.store.refreshStatistics();
+  if (field.applyProfileFilter !== current.applyProfileFilter) await refreshStatistics(ctx.store);
   return field;
 }
 
 export function listBlocs(ctx: Context): Promise<Bloc[]> {
-  return ctx.store.listBlocs();
+  return ctx.store.blocs.listBlocs();
 }

@@ -1,5 +1,5 @@
 import { InvalidInputError, NotFoundError } from "./errors.js";
-import type { BulkImported, NewRecord, Store } from "../store/store.js";
+import type { BulkImported, NewRecord, Store } from "./ports/store.js";
 import { CounterDeltas } from "./counting/deltas.js";
 import { layoutOf } from "./counting/keys.js";
 import { recountBloc } from "./counting/recount.js";
@@ -11,7 +11,7 @@ export const BULK_BATCH = 10_000;
 const BULK_DELTA_KEYS = 100_000;
 
 /**
- * Loads records into one bloc through the store's bulk path (Store.bulkImport): all of
+ * Loads records into one bloc through the store's bulk path (Store.maintenance.bulkImport): all of
  * them or, if anything fails (the source throws, the database refuses a value), none.
  * The source is read as the store writes, a batch at a time, so an import of any size
  * holds one batch in memory. The counters end exactly as if each record had been
@@ -27,7 +27,7 @@ const BULK_DELTA_KEYS = 100_000;
 export async function bulkImportRecords(
   store: Store, blocId: string, records: Iterable<NewRecord> | AsyncIterable<NewRecord>, batchSize = BULK_BATCH,
 ): Promise<BulkImported> {
-  const bloc = await store.findBloc(blocId);
+  const bloc = await store.blocs.findBloc(blocId);
   if (!bloc) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
   const layout = layoutOf(bloc);
   let deltas: CounterDeltas | undefined = new CounterDeltas();
@@ -47,5 +47,5 @@ export async function bulkImportRecords(
     }
     if (batch.length > 0) yield batch;
   };
-  return store.bulkImport(blocId, batches(), (tx) => (deltas ? settleCounters(tx, deltas) : recountBloc(tx, blocId)));
+  return store.maintenance.bulkImport(blocId, batches(), (tx) => (deltas ? settleCounters(tx, deltas) : recountBloc(tx, blocId)));
 }

@@ -1,6 +1,6 @@
 import type { IdStyle } from "../config.js";
-import type { ConfigWrites, Store, StoreReads } from "../store/store.js";
-import type { FileBlobs } from "../store/file-blobs.js";
+import type { ConfigWrites, Store, StoreReads } from "./ports/store.js";
+import type { Blobs } from "./ports/blobs.js";
 import type { Clock } from "./clock.js";
 import type { EventSignal } from "./event-signal.js";
 import type { RecordLimits } from "./values.js";
@@ -17,7 +17,7 @@ export interface Telemetry {
   recordsUpdated(n: number): void;
   /** Rows of a report handed to its writer. */
   reportRows(n: number): void;
-  /** One webhook delivery attempt and how it ended (store/event-store.ts DeliveryOutcome). */
+  /** One webhook delivery attempt and how it ended (ports/events.ts DeliveryOutcome). */
   webhookAttempt(outcome: string): void;
   /** Live event streams opened (1) or closed (-1). */
   eventStreams(delta: number): void;
@@ -27,7 +27,7 @@ export interface Telemetry {
 export interface Context extends ConfigContext {
   readonly store: Store;
   /** Where uploaded files' content lives. */
-  readonly blobs: FileBlobs;
+  readonly blobs: Blobs;
   readonly now: Clock;
   readonly idStyle: IdStyle;
   /** get-data's fieldCounts lists at most this many values per field (the most frequent); 0 lists all. */

@@ -1,7 +1,7 @@
 import crypto from "node:crypto";
 import { STATUS_KEY, type StoredRecord, type Visibility } from "./model.js";
 import type { Context } from "./context.js";
-import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "../store/store.js";
+import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/store.js";
 
 /**
  * Events: what changed, written to the outbox (the `events` table) in the transaction of
@@ -149,7 +149,7 @@ export async function changeWithEvent<T>(ctx: Context, blocId: string, change: (
   event: () => NewEvent): Promise<T> {
   const result = await ctx.store.transaction(async (tx) => {
     const value = await change(tx);
-    await tx.appendEvents(blocId, [event()]);
+    await tx.events.appendEvents(blocId, [event()]);
     return value;
   });
   ctx.events.appended(blocId);

@@ -1,4 +1,4 @@
-import type { ValueCounts } from "../store/store.js";
+import type { ValueCounts } from "./ports/store.js";
 
 /*
  * get-data's `fieldCounts`, bounded whatever the data holds. Counts stay exact; what is

@@ -11,7 +11,7 @@ import { countVisibleRecords } from "./record-queries.js";
  */
 export async function fileForReader(ctx: Context, principal: Principal, ref: string): Promise<StoredFile> {
   const missing = new NotFoundError("File not found");
-  const file = await ctx.store.findFile(ref);
+  const file = await ctx.store.files.findFile(ref);
   if (!file) throw missing;
   let visibility;
   try {

@@ -1,7 +1,7 @@
 import { NotFoundError } from "./errors.js";
 import { STATUS_KEY, type StoredRecord } from "./model.js";
 import type { Context } from "./context.js";
-import type { Changes, HistoryAction, HistoryEntry } from "../store/store.js";
+import type { Changes, HistoryAction, HistoryEntry } from "./ports/store.js";
 
 /**
  * Record history: each update of a record keeps who made it, when, through which token,
@@ -54,10 +54,10 @@ export interface HistoryItem {
 
 /** A record's history, oldest first. An unknown bloc, or a record it does not hold, is not found. */
 export async function recordHistory(ctx: Context, blocId: string, recordId: string): Promise<{ history: HistoryItem[] }> {
-  const bloc = await ctx.store.findBloc(blocId);
+  const bloc = await ctx.store.blocs.findBloc(blocId);
   if (!bloc) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
   const id = /^[1-9]\d{0,14}$/.test(recordId) ? Number(recordId) : undefined;
-  const entries = id === undefined ? undefined : await ctx.store.recordHistory(bloc.id, id);
+  const entries = id === undefined ? undefined : await ctx.store.records.recordHistory(bloc.id, id);
   if (!entries) throw new NotFoundError(`Record "${recordId}" does not exist in bloc "${bloc.id}"`);
   return { history: entries.map(({ action, at, userId, tokenId, changes }) => ({ action, at, userId, tokenId, changes })) };
 }

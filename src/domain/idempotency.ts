@@ -2,8 +2,9 @@ import crypto from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError, IdempotencyMismatchError, InvalidInputError } from "./errors.js";
 import type { Context } from "./context.js";
-import type { Store, Tx } from "../store/store.js";
+import type { Store, Tx } from "./ports/store.js";
 import type { AddedRecord, Replacement } from "./record-writes.js";
+import { claimIdempotencyKey } from "./capabilities.js";
 
 /**
  * Safe retries of add-data. A client names a request with an Idempotency-Key; the first
@@ -85,7 +86,7 @@ const lastPurge = new WeakMap<Store, number>();
 async function purgeExpired(ctx: Context, now: number): Promise<void> {
   if (now - (lastPurge.get(ctx.store) ?? 0) < PURGE_EVERY_MS) return;
   lastPurge.set(ctx.store, now);
-  await ctx.store.purgeIdempotencyKeys(now - ctx.idempotencyMs);
+  await ctx.store.idempotency.purgeIdempotencyKeys(now - ctx.idempotencyMs);
 }
 
 /**
@@ -100,9 +101,9 @@ export async function addOnce(
   for (let wait = 5; ; wait = Math.min(wait * 2, 200)) {
     try {
       return await ctx.store.transaction(async (tx) => {
-        if (!(await tx.claimIdempotencyKey(userId, request.keyHash))) throw new KeyBusy();
+        if (!(await claimIdempotencyKey(tx, userId, request.keyHash))) throw new KeyBusy();
         const now = Date.now();
-        const kept = await tx.findIdempotencyKey(userId, request.keyHash, now - ctx.idempotencyMs);
+        const kept = await tx.idempotency.findIdempotencyKey(userId, request.keyHash, now - ctx.idempotencyMs);
         if (kept) {
           if (kept.requestHash !== request.requestHash) {
             throw new IdempotencyMismatchError("This Idempotency-Key was already used with a different request; use a new key for a new request");
@@ -111,7 +112,7 @@ export async function addOnce(
           return { answer: { id: kept.recordId, autogenerateReplacements: replacements }, repeat: true };
         }
         const answer = await insert(tx);
-        await tx.saveIdempotencyKey({
+        await tx.idempotency.saveIdempotencyKey({
           userId, keyHash: request.keyHash, requestHash: request.requestHash, recordId: answer.id,
           replacements: JSON.stringify(answer.autogenerateReplacements), createdMs: now,
         });

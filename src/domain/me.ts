@@ -20,8 +20,8 @@ export interface Me {
 /** The principal as the access rules see them: what /api/me answers. */
 export async function describePrincipal(ctx: Context, principal: Principal): Promise<Me> {
   const blocs: UsableBloc[] = [];
-  for (const bloc of await ctx.store.listBlocs()) {
-    const access = effectiveAccess(principal, bloc, await ctx.store.accessFacts(bloc.id, principal.user.id));
+  for (const bloc of await ctx.store.blocs.listBlocs()) {
+    const access = effectiveAccess(principal, bloc, await ctx.store.access.accessFacts(bloc.id, principal.user.id));
     if (access.permissions.size === 0) continue;
     blocs.push({
       id: bloc.id, name: bloc.name,
@@ -29,5 +29,5 @@ export async function describePrincipal(ctx: Context, principal: Principal): Pro
       restriction: access.restriction, seeHidden: access.seeHidden,
     });
   }
-  return { user: principal.user, roles: await ctx.store.rolesOf(principal.user.id), token: principal.scope, blocs };
+  return { user: principal.user, roles: await ctx.store.accounts.rolesOf(principal.user.id), token: principal.scope, blocs };
 }

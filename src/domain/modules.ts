@@ -5,7 +5,7 @@ import type { Context } from "./context.js";
 export async function createModule(ctx: Context, name: string): Promise<Module> {
   const trimmed = name.trim();
   if (trimmed === "") throw new InvalidInputError("name must not be empty");
-  return ctx.store.createModule(trimmed, ctx.now());
+  return ctx.store.blocs.createModule(trimmed, ctx.now());
 }
 
 /** add-data's jobID: required where the bloc says so, and its module's ID where it has one. */

@@ -12,7 +12,7 @@ export async function readOneRecord(ctx: Context, principal: Principal, blocId: 
   const { bloc, visibility } = await requireAccess(ctx, principal, blocId, "read");
   const missing = new NotFoundError(`Bloc "${bloc.id}" has no record ${recordId} that you can see`);
   if (!/^[1-9][0-9]{0,15}$/.test(recordId) || visibility.none) throw missing;
-  const [record] = await ctx.store.findRecords({ blocId: bloc.id, visibility, match: [{ key: RECORD_ID_KEY, values: [recordId] }] });
+  const [record] = await ctx.store.records.findRecords({ blocId: bloc.id, visibility, match: [{ key: RECORD_ID_KEY, values: [recordId] }] });
   if (!record) throw missing;
   return { bloc, record };
 }

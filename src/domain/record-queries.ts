@@ -1,5 +1,5 @@
 import type { Order, RecordFilter, StoredRecord, Visibility } from "./model.js";
-import type { ProjectedRow, RowColumn, RowPage, StoreReads } from "../store/store.js";
+import type { ProjectedRow, RowColumn, RowPage, StoreReads } from "./ports/store.js";
 import { countVisibleRecords, dayCounts, simplify } from "./counting/answers.js";
 import type { DayCount } from "./counting/windows.js";
 
@@ -54,13 +54,13 @@ function later(a: string | undefined, b: string): string {
 export async function listVisibleRecords(view: StoreReads, filter: RecordFilter, page: RowPage): Promise<StoredRecord[]> {
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
-  return sought ? view.listRecords(sought.filter, sought.page) : [];
+  return sought ? view.records.listRecords(sought.filter, sought.page) : [];
 }
 
 export async function listVisibleRows(view: StoreReads, filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]> {
   if (filter.visibility?.none) return [];
   const sought = await seek(view, await simplify(view, filter), page);
-  return sought ? view.listRows(sought.filter, sought.page, columns) : [];
+  return sought ? view.records.listRows(sought.filter, sought.page, columns) : [];
 }
 
 /** Records of the bloc created at or after `since` (ever when null) that the visibility admits. */

@@ -7,8 +7,9 @@ import { STATUS_KEY, type Field, type RecordFilter, type ScanLimitPeriod, type S
 import { countSince } from "./record-queries.js";
 import { historyOf, type Actor } from "./history.js";
 import { recordAdded, recordsUpdated } from "./events.js";
-import type { NewFile, NewRecord, StoreReads, Tx, ValueLookup } from "../store/store.js";
+import type { NewFile, NewRecord, StoreReads, Tx, ValueLookup } from "./ports/store.js";
 import { ownValue } from "./values.js";
+import { lockBloc } from "./capabilities.js";
 
 /**
  * How records are written, the same on every engine: every check that must hold under
@@ -61,11 +62,11 @@ export interface Inserted {
 }
 
 async function taken(view: StoreReads, blocId: string, lookup: ValueLookup): Promise<boolean> {
-  return (await view.holders(blocId, lookup, 1)).length > 0;
+  return (await view.records.holders(blocId, lookup, 1)).length > 0;
 }
 
 async function layout(view: StoreReads, blocId: string): Promise<Layout> {
-  const bloc = await view.findBloc(blocId);
+  const bloc = await view.blocs.findBloc(blocId);
   return layoutOf(bloc ?? { fields: [] });
 }
 
@@ -86,12 +87,12 @@ async function checkScanLimit(tx: Tx, blocId: string, plan: NonNullable<InsertPl
 
 /** The last counter handed out for this template, starting from the highest value already in the bloc. */
 async function lastSequence(tx: Tx, blocId: string, slug: string, t: SequenceTemplate): Promise<number> {
-  const saved = await tx.lastSequence(blocId, slug, t);
+  const saved = await tx.records.lastSequence(blocId, slug, t);
   if (saved !== undefined) return saved;
   let highest = 0;
   let after: string | null = null;
   for (;;) {
-    const values = await tx.valuesWithPrefix(blocId, slug, t, after, 1000);
+    const values = await tx.records.valuesWithPrefix(blocId, slug, t, after, 1000);
     for (const value of values) highest = Math.max(highest, sequenceOf(t, value) ?? 0);
     if (values.length < 1000) return highest;
     after = values[values.length - 1]!;
@@ -107,7 +108,7 @@ async function autogenerate(tx: Tx, blocId: string, { field, template, sent }: A
   if (sent !== "" && !(await taken(tx, blocId, { slug: field.slug, value: sent, group }))) {
     values[field.slug] = sent;
     const seq = sequenceOf(template, sent);
-    if (seq !== null) await tx.saveSequence(blocId, field.slug, template, seq);
+    if (seq !== null) await tx.records.saveSequence(blocId, field.slug, template, seq);
     return [];
   }
   let seq = await lastSequence(tx, blocId, field.slug, template);
@@ -117,7 +118,7 @@ async function autogenerate(tx: Tx, blocId: string, { field, template, sent }: A
     if (seq > MAX_SEQUENCE) throw new LimitReachedError(`${field.slug} (${field.name}) has used up its counter`);
     value = render(template, seq);
   } while (await taken(tx, blocId, { slug: field.slug, value, group }));
-  await tx.saveSequence(blocId, field.slug, template, seq);
+  await tx.records.saveSequence(blocId, field.slug, template, seq);
   values[field.slug] = value;
   return sent === "" ? [] : [{ field: field.slug, sent, value }];
 }
@@ -125,7 +126,7 @@ async function autogenerate(tx: Tx, blocId: string, { field, template, sent }: A
 /** Inserts a record after the plan's checks and fills; throws RuleViolationError or LimitReachedError, writing nothing. */
 export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan): Promise<Inserted> {
   const { blocId } = record;
-  await tx.lockBloc(blocId);
+  await lockBloc(tx, blocId);
   if (plan.scanLimit) await checkScanLimit(tx, blocId, plan.scanLimit);
   const values: Record<string, string> = { ...record.values };
   const replacements: Replacement[] = [];
@@ -136,10 +137,10 @@ export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan):
       throw uniqueViolation(field, value);
     }
   }
-  const id = await tx.insertRecord({ ...record, values });
-  for (const file of plan.files) await tx.insertFile(file, blocId, id, record.createdAt);
-  tx.counters.add({ ...record, values }, await layout(tx, blocId), 1);
-  await tx.appendEvents(blocId, [recordAdded({ ...record, id, values }, plan.tokenId)]);
+  const id = await tx.records.insertRecord({ ...record, values });
+  for (const file of plan.files) await tx.files.insertFile(file, blocId, id, record.createdAt);
+  tx.deltas.add({ ...record, values }, await layout(tx, blocId), 1);
+  await tx.events.appendEvents(blocId, [recordAdded({ ...record, id, values }, plan.tokenId)]);
   return { id, values, replacements };
 }
 
@@ -150,11 +151,11 @@ export async function importRecords(tx: Tx, records: readonly NewRecord[]): Prom
   for (const record of records) {
     let fields = locked.get(record.blocId);
     if (!fields) {
-      await tx.lockBloc(record.blocId);
+      await lockBloc(tx, record.blocId);
       locked.set(record.blocId, fields = await layout(tx, record.blocId));
     }
-    ids.push(await tx.insertRecord(record));
-    tx.counters.add(record, fields, 1);
+    ids.push(await tx.records.insertRecord(record));
+    tx.deltas.add(record, fields, 1);
   }
   return ids;
 }
@@ -177,7 +178,7 @@ async function checkUnique(tx: Tx, blocId: string, before: readonly StoredRecord
       const identity = JSON.stringify([group?.value ?? null, value]);
       if (seen.has(identity)) throw uniqueViolation(key.field, value);
       seen.add(identity);
-      const holders = await tx.holders(blocId, { slug: key.field.slug, value, group }, updated.size + 1);
+      const holders = await tx.records.holders(blocId, { slug: key.field.slug, value, group }, updated.size + 1);
       if (holders.some((id) => !updated.has(id))) throw uniqueViolation(key.field, value);
     }
   }
@@ -192,9 +193,9 @@ async function checkUnique(tx: Tx, blocId: string, before: readonly StoredRecord
  */
 export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readonly<Record<string, string>>,
   unique: readonly UniqueKey[], actor: Actor): Promise<number[]> {
-  await tx.lockBloc(filter.blocId);
+  await lockBloc(tx, filter.blocId);
   const { [STATUS_KEY]: status, ...fields } = values;
-  const before = await tx.findRecords(filter);
+  const before = await tx.records.findRecords(filter);
   if (before.length === 0) return [];
   const affected = unique.filter((k) => Object.hasOwn(fields, k.field.slug) || (k.groupBy !== null && Object.hasOwn(fields, k.groupBy)));
   if (affected.length > 0) await checkUnique(tx, filter.blocId, before, fields, affected);
@@ -205,20 +206,20 @@ export async function updateRecords(tx: Tx, filter: RecordFilter, values: Readon
     const changed = Object.entries(fields).filter(([slug, value]) => (ownValue(record.values, slug) ?? "") !== value);
     if (changed.some(([slug]) => fieldsOf.profileSlugs.includes(slug))) {
       // The record moves between profile segments: it leaves them whole and enters the new ones whole.
-      tx.counters.add(counted, fieldsOf, -1);
-      tx.counters.add({ ...counted, values: { ...record.values, ...fields } }, fieldsOf, 1);
+      tx.deltas.add(counted, fieldsOf, -1);
+      tx.deltas.add({ ...counted, values: { ...record.values, ...fields } }, fieldsOf, 1);
       continue;
     }
     for (const [slug, value] of changed) {
-      tx.counters.addValue(counted, fieldsOf, slug, ownValue(record.values, slug) ?? "", -1);
-      tx.counters.addValue(counted, fieldsOf, slug, value, 1);
+      tx.deltas.addValue(counted, fieldsOf, slug, ownValue(record.values, slug) ?? "", -1);
+      tx.deltas.addValue(counted, fieldsOf, slug, value, 1);
     }
   }
   const entries = historyOf(before, fields, status, actor);
-  await tx.insertHistory(filter.blocId, entries);
-  const ids = await tx.updateValues(filter, fields, status === undefined ? undefined : Number(status));
+  await tx.records.insertHistory(filter.blocId, entries);
+  const ids = await tx.records.updateValues(filter, fields, status === undefined ? undefined : Number(status));
   // One event per record the update changed, last in the unit (appendEvents).
-  await tx.appendEvents(filter.blocId, recordsUpdated(before, entries));
+  await tx.events.appendEvents(filter.blocId, recordsUpdated(before, entries));
   return ids;
 }
 

@@ -5,7 +5,7 @@ import {
 } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import type { NewFile, Tx } from "../store/store.js";
+import type { NewFile, Tx } from "./ports/store.js";
 import { listFieldCounts, valuesToRead, type FieldCounts } from "./field-counts.js";
 import { checkProfileWrite, requireAccess, type Principal } from "./access.js";
 import { parseFormat, template } from "./autogenerate.js";
@@ -119,7 +119,7 @@ export async function addRecord(ctx: Context, principal: Principal, input: AddRe
 /** Releases uploads' holds on their content, removing content no record or other upload uses. */
 async function releaseUploads(ctx: Context, files: readonly UploadedFile[]): Promise<void> {
   for (const file of files) {
-    await ctx.store.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
+    await ctx.store.files.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
   }
 }
 

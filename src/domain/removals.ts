@@ -1,10 +1,11 @@
 import { ConflictError, NotFoundError } from "./errors.js";
 import type { Context } from "./context.js";
 import type { Grant } from "./model.js";
-import type { BlocAccessList } from "../store/store.js";
+import type { BlocAccessList } from "./ports/store.js";
 import { parseFormat } from "./autogenerate.js";
 import { getBloc } from "./blocs.js";
 import { changeWithEvent, configChanged } from "./events.js";
+import { lockBloc } from "./capabilities.js";
 
 /*
  * Undoing what an admin made (docs/blocs-and-fields.md, "Removing things"): a field is retired, not
@@ -45,8 +46,8 @@ export async function retireField(ctx: Context, blocId: string, slug: string): P
   const now = ctx.now();
   await changeWithEvent(ctx, blocId, async (tx) => {
     // Writers of the bloc's records wait: none counts a value of the field after its counters go.
-    await tx.lockBloc(blocId);
-    if (!(await tx.retireField(blocId, slug, now))) throw new NotFoundError(`Bloc "${blocId}" has no field "${slug}"`);
+    await lockBloc(tx, blocId);
+    if (!(await tx.blocs.retireField(blocId, slug, now))) throw new NotFoundError(`Bloc "${blocId}" has no field "${slug}"`);
   }, () => configChanged("bloc.updated", now, { kind: "field.retired", slug }));
 }
 
@@ -58,19 +59,19 @@ export async function retireField(ctx: Context, blocId: string, slug: string): P
 export async function deleteBloc(ctx: Context, blocId: string, withRecords: boolean): Promise<void> {
   await getBloc(ctx, blocId);
   const contents = await ctx.store.transaction(async (tx) => {
-    await tx.lockBloc(blocId);
-    if (!(await tx.findBloc(blocId))) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
-    const held = await tx.countRecords({ blocId });
+    await lockBloc(tx, blocId);
+    if (!(await tx.blocs.findBloc(blocId))) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
+    const held = await tx.records.countRecords({ blocId });
     if (held > 0 && !withRecords) {
       throw new ConflictError(`Bloc "${blocId}" holds ${held} record${held === 1 ? "" : "s"}: `
         + "delete it with ?withRecords=true to delete them with it");
     }
-    return tx.deleteBloc(blocId);
+    return tx.blocs.deleteBloc(blocId);
   });
   // A hold then its release removes the content only if no record of another bloc, and no upload, uses it.
   for (const sha256 of contents) {
-    const hold = await ctx.store.holdContent(sha256, ctx.now());
-    await ctx.store.releaseContent(hold, sha256, () => ctx.blobs.removeNow(sha256));
+    const hold = await ctx.store.files.holdContent(sha256, ctx.now());
+    await ctx.store.files.releaseContent(hold, sha256, () => ctx.blobs.removeNow(sha256));
   }
 }
 
@@ -78,10 +79,10 @@ export async function deleteBloc(ctx: Context, blocId: string, withRecords: bool
 export async function deleteRole(ctx: Context, roleId: string): Promise<void> {
   const now = ctx.now();
   const blocs = await ctx.store.transaction(async (tx) => {
-    const granted = await tx.deleteRole(roleId);
+    const granted = await tx.accounts.deleteRole(roleId);
     if (!granted) throw new NotFoundError(`Role "${roleId}" does not exist`);
     for (const blocId of granted) {
-      await tx.appendEvents(blocId, [configChanged("access.updated", now, { kind: "role.deleted", roleId })]);
+      await tx.events.appendEvents(blocId, [configChanged("access.updated", now, { kind: "role.deleted", roleId })]);
     }
     return granted;
   });
@@ -94,12 +95,12 @@ export async function deleteRole(ctx: Context, roleId: string): Promise<void> {
  */
 export async function deleteModule(ctx: Context, moduleId: string): Promise<void> {
   await ctx.store.transaction(async (tx) => {
-    const members = (await tx.listBlocs()).filter((b) => b.moduleId === moduleId);
+    const members = (await tx.blocs.listBlocs()).filter((b) => b.moduleId === moduleId);
     if (members.length > 0) {
       throw new ConflictError(`Module "${moduleId}" is the module of bloc ${members.map((b) => `"${b.id}"`).join(", ")}: `
         + "give those blocs another module (or moduleId null) first");
     }
-    if (!(await tx.deleteModule(moduleId))) throw new NotFoundError(`Module "${moduleId}" does not exist`);
+    if (!(await tx.blocs.deleteModule(moduleId))) throw new NotFoundError(`Module "${moduleId}" does not exist`);
   });
 }
 
@@ -112,7 +113,7 @@ export interface AccessListing {
 
 export async function listBlocAccess(ctx: Context, blocId: string): Promise<AccessListing> {
   await getBloc(ctx, blocId);
-  const list = await ctx.store.blocAccessList(blocId);
+  const list = await ctx.store.access.blocAccessList(blocId);
   return {
     grants: list.grants.map(({ userId, userName, grant }) => ({ userId, userName, ...grant })),
     roleGrants: list.roleGrants.map(({ roleId, roleName, grant }) => ({ roleId, roleName, ...grant })),

@@ -2,7 +2,7 @@ import { InvalidInputError } from "./errors.js";
 import type { Bloc, MatchCondition, Order, RecordCursor, RecordFilter } from "./model.js";
 import type { Context } from "./context.js";
 import type { DateWindow } from "./dates.js";
-import type { ProjectedRow, RowColumn } from "../store/store.js";
+import type { ProjectedRow, RowColumn } from "./ports/store.js";
 import { requireAccess, type Principal } from "./access.js";
 import { toStoredValue } from "./values.js";
 import { listVisibleRows } from "./record-queries.js";

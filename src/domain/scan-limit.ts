@@ -1,6 +1,6 @@
 import type { Timestamp } from "./clock.js";
 import type { Bloc, ScanLimitPeriod, Visibility } from "./model.js";
-import type { StoreReads } from "../store/store.js";
+import type { StoreReads } from "./ports/store.js";
 import { scanCount } from "./record-queries.js";
 import { periodStartOf } from "./calendar.js";
 

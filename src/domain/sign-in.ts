@@ -37,15 +37,15 @@ export async function signIn(ctx: Context, email: string, password: string, sess
   const normal = email.trim().toLowerCase();
   const key = crypto.createHash("sha256").update(normal, "utf8").digest("hex");
   const now = ctx.now.instant();
-  const attempts = await ctx.store.countSignInAttempt(key, now, SIGN_IN_WINDOW_MS);
+  const attempts = await ctx.store.accounts.countSignInAttempt(key, now, SIGN_IN_WINDOW_MS);
   if (attempts.count > SIGN_IN_ATTEMPTS) {
     const seconds = Math.max(1, Math.ceil((attempts.sinceMs + SIGN_IN_WINDOW_MS - now) / 1000));
     throw new SignInLockedError(`Too many failed sign-ins for this email; try again in ${seconds} seconds`, seconds);
   }
-  const login = password.length <= MAX_PASSWORD_LENGTH ? await ctx.store.findLogin(normal) : undefined;
+  const login = password.length <= MAX_PASSWORD_LENGTH ? await ctx.store.accounts.findLogin(normal) : undefined;
   const matches = await verifyPassword(password.slice(0, MAX_PASSWORD_LENGTH), login?.passwordHash ?? null);
   if (!login || !matches || login.user.disabled) throw new UnauthenticatedError(REFUSED);
-  await ctx.store.clearSignInAttempts(key);
+  await ctx.store.accounts.clearSignInAttempts(key);
   const expiresAt = ctx.now.at(now + sessionHours * 60 * 60 * 1000);
   const issued = await issueToken(ctx, login.user.id, { name: SIGN_IN_TOKEN_NAME, expiresAt });
   return { token: issued.token, expiresAt, user: { id: login.user.id, name: login.user.name, role: login.user.role } };

@@ -29,7 +29,7 @@ export function noteTokenUse(ctx: Context, tokenId: string): void {
   }
   seen.set(tokenId, nowMs);
   const map = seen;
-  ctx.store.noteTokenUse(tokenId, ctx.now()).catch(() => {
+  ctx.store.tokens.noteTokenUse(tokenId, ctx.now()).catch(() => {
     if (map.get(tokenId) === nowMs) map.delete(tokenId);
   });
 }

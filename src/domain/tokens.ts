@@ -40,7 +40,7 @@ async function checkScope(ctx: ConfigContext, scope: TokenScope): Promise<TokenS
   if (scope.blocs) {
     if (scope.blocs.length === 0) throw new InvalidInputError("blocs must name at least one bloc");
     for (const blocId of scope.blocs) {
-      if (!(await ctx.store.findBloc(blocId))) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
+      if (!(await ctx.store.blocs.findBloc(blocId))) throw new NotFoundError(`Bloc "${blocId}" does not exist`);
     }
   }
   return {
@@ -57,7 +57,7 @@ export async function issueToken(
   ctx: ConfigContext, userId: string,
   options: { name?: string | null; expiresAt?: Timestamp | null; secret?: string; scope?: TokenScope },
 ): Promise<IssuedToken> {
-  const user = await ctx.store.findUser(userId);
+  const user = await ctx.store.accounts.findUser(userId);
   if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
   const scope = await checkScope(ctx, options.scope ?? UNSCOPED);
   const expiresAt = options.expiresAt ?? null;
@@ -66,7 +66,7 @@ export async function issueToken(
   }
   const secret = options.secret ?? generateSecret();
   const id = crypto.randomUUID();
-  await ctx.store.createToken({
+  await ctx.store.tokens.createToken({
     id, userId: user.id, name: options.name ?? null, hash: hashSecret(secret),
     expiresAt, createdAt: ctx.now(), scope,
   });
@@ -74,7 +74,7 @@ export async function issueToken(
 }
 
 export async function revokeToken(ctx: Context, tokenId: string): Promise<void> {
-  if (!(await ctx.store.revokeToken(tokenId, ctx.now()))) {
+  if (!(await ctx.store.tokens.revokeToken(tokenId, ctx.now()))) {
     throw new NotFoundError(`Token "${tokenId}" does not exist`);
   }
 }
@@ -84,7 +84,7 @@ export async function authenticate(ctx: Context, secret: string | undefined): Pr
   if (!secret) throw new UnauthenticatedError("An Authorization header with a Bearer token is required");
   if (secret.length > MAX_SECRET_LENGTH) throw new UnauthenticatedError("The access token is invalid, expired or revoked");
   const hash = hashSecret(secret);
-  const found = await ctx.store.findTokenByHash(hash);
+  const found = await ctx.store.tokens.findTokenByHash(hash);
   // The lookup is by hash, so an attacker learns nothing from its timing; the
   // constant-time comparison guards against an engine that matched loosely.
   const matches = found !== undefined &&

@@ -2,7 +2,7 @@ import type { Context } from "./context.js";
 import { requireAccess, type Principal } from "./access.js";
 import { listVisibleRows } from "./record-queries.js";
 import type { Visibility } from "./model.js";
-import type { StoreReads } from "../store/store.js";
+import type { StoreReads } from "./ports/store.js";
 
 /**
  * The names of the users who created records the principal can see in a bloc, for the
@@ -21,7 +21,7 @@ export async function userNames(ctx: Context, principal: Principal, blocId: stri
     return found;
   });
   for (const id of creators) {
-    const user = await ctx.store.findUser(id);
+    const user = await ctx.store.accounts.findUser(id);
     if (user) names[id] = user.name;
   }
   return names;

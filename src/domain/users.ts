@@ -7,7 +7,7 @@ export async function createUser(ctx: ConfigContext, name: string, role: UserRol
   const trimmed = name.trim();
   if (trimmed === "") throw new InvalidInputError("name must not be empty");
   if (!USER_ROLES.includes(role)) throw new InvalidInputError(`role must be one of ${USER_ROLES.join(", ")}`);
-  return ctx.store.createUser(trimmed, role, ctx.now());
+  return ctx.store.accounts.createUser(trimmed, role, ctx.now());
 }
 
 /**
@@ -18,7 +18,7 @@ export async function ensureAdminToken(ctx: Context, secret: string): Promise<vo
   // Processes starting together may race to create it: the loser's insert of the same
   // token hash conflicts, and its second look finds the winner's admin.
   for (let attempt = 0; ; attempt += 1) {
-    const found = await ctx.store.findTokenByHash(hashSecret(secret));
+    const found = await ctx.store.tokens.findTokenByHash(hashSecret(secret));
     if (found && found.user.role === "admin" && found.token.revokedAt === null) return;
     if (found) {
       throw new InvalidInputError("BLOC_ADMIN_TOKEN belongs to a revoked token or a non-admin user; choose another");
@@ -38,7 +38,7 @@ export async function ensureAdminToken(ctx: Context, secret: string): Promise<vo
 }
 
 export async function describeUser(ctx: Context, userId: string): Promise<User & { roles: Role[] }> {
-  const user = await ctx.store.findUser(userId);
+  const user = await ctx.store.accounts.findUser(userId);
   if (!user) throw new NotFoundError(`User "${userId}" does not exist`);
-  return { ...user, roles: await ctx.store.rolesOf(user.id) };
+  return { ...user, roles: await ctx.store.accounts.rolesOf(user.id) };
 }

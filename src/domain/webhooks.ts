@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import type { Context } from "./context.js";
 import { InvalidInputError, NotFoundError } from "./errors.js";
 import { EVENT_TYPES, RECORD_EVENT_TYPES, eventBody, isEventType, type EventType } from "./events.js";
-import type { Delivery, NewDelivery, StoredEvent, Webhook } from "../store/store.js";
+import type { Delivery, NewDelivery, StoredEvent, Webhook } from "./ports/store.js";
 
 /**
  * Webhooks: an admin names a URL, the blocs and the event types it wants; every such
@@ -115,7 +115,7 @@ async function checkBlocs(ctx: Context, raw: readonly string[] | null | undefine
   if (raw.length === 0) throw new InvalidInputError("blocs must name at least one bloc, or be left out for every bloc");
   if (raw.length > MAX_BLOCS) throw new InvalidInputError(`blocs may name at most ${MAX_BLOCS} blocs`);
   const blocs = [...new Set(raw)];
-  for (const id of blocs) if (!(await ctx.store.findBloc(id))) throw new NotFoundError(`Bloc "${id}" does not exist`);
+  for (const id of blocs) if (!(await ctx.store.blocs.findBloc(id))) throw new NotFoundError(`Bloc "${id}" does not exist`);
   return blocs;
 }
 
@@ -139,28 +139,28 @@ export async function createWebhook(ctx: Context, input: WebhookInput): Promise<
   const secret = checkSecret(input.secret);
   const blocs = await checkBlocs(ctx, input.blocs);
   const webhook: Webhook = { id: crypto.randomUUID(), url, blocs, events, secret, createdAt: ctx.now() };
-  await ctx.store.transaction((tx) => tx.createWebhook(webhook));
+  await ctx.store.transaction((tx) => tx.events.createWebhook(webhook));
   return { ...info(webhook), secret };
 }
 
 export async function listWebhooks(ctx: Context): Promise<WebhookInfo[]> {
-  return (await ctx.store.listWebhooks()).map(info);
+  return (await ctx.store.events.listWebhooks()).map(info);
 }
 
 async function requireWebhook(ctx: Context, id: string): Promise<Webhook> {
-  const webhook = await ctx.store.findWebhook(id);
+  const webhook = await ctx.store.events.findWebhook(id);
   if (!webhook) throw new NotFoundError(`Webhook "${id}" does not exist`);
   return webhook;
 }
 
 export async function deleteWebhook(ctx: Context, id: string): Promise<void> {
-  if (!(await ctx.store.deleteWebhook(id))) throw new NotFoundError(`Webhook "${id}" does not exist`);
+  if (!(await ctx.store.events.deleteWebhook(id))) throw new NotFoundError(`Webhook "${id}" does not exist`);
 }
 
 /** A webhook's attempts, newest first. */
 export async function listDeliveries(ctx: Context, id: string, limit: number, beforeId?: number): Promise<Delivery[]> {
   await requireWebhook(ctx, id);
-  return ctx.store.listDeliveries(id, limit, beforeId);
+  return ctx.store.events.listDeliveries(id, limit, beforeId);
 }
 
 function toDeliveryId(raw: string): number {
@@ -175,9 +175,9 @@ function toDeliveryId(raw: string): number {
  */
 export async function resendDelivery(ctx: Context, send: Send, webhookId: string, deliveryId: string): Promise<Delivery> {
   const webhook = await requireWebhook(ctx, webhookId);
-  const logged = await ctx.store.findDelivery(webhookId, toDeliveryId(deliveryId));
+  const logged = await ctx.store.events.findDelivery(webhookId, toDeliveryId(deliveryId));
   if (!logged) throw new NotFoundError(`Delivery "${deliveryId}" does not exist`);
-  const event = await ctx.store.findEvent(logged.blocId, logged.seq);
+  const event = await ctx.store.events.findEvent(logged.blocId, logged.seq);
   if (!event) throw new NotFoundError(`The event of delivery "${deliveryId}" is no longer kept (BLOC_EVENTS_KEEP_HOURS)`);
   const body = eventBody(event);
   const attempt = logged.attempt + 1;
@@ -187,8 +187,8 @@ export async function resendDelivery(ctx: Context, send: Send, webhookId: string
     webhookId, blocId: event.blocId, seq: event.seq, eventId: event.id, type: event.type, attempt, at, ...result,
     outcome: acknowledged(result) ? "resent" : "resend-failed",
   };
-  const id = await ctx.store.addDeliveries([entry]);
+  const id = await ctx.store.events.addDeliveries([entry]);
   ctx.telemetry.webhookAttempt(entry.outcome);
-  await ctx.store.retryLaneNow(webhookId, event.blocId);
+  await ctx.store.events.retryLaneNow(webhookId, event.blocId);
   return { id, ...entry };
 }

@@ -3,7 +3,7 @@ import { setMaxListeners } from "node:events";
 import type { Context } from "../domain/context.js";
 import { eventBody } from "../domain/events.js";
 import { acknowledged, deliveryHeaders, KEPT_DELIVERIES, retryDelay, type Send } from "../domain/webhooks.js";
-import type { Lane, LaneProgress, NewDelivery, Webhook } from "../store/store.js";
+import type { Lane, LaneProgress, NewDelivery, Webhook } from "../domain/ports/store.js";
 import type { LoopLoad } from "./busy.js";
 
 export interface DispatcherOptions {
@@ -157,7 +157,7 @@ export class WebhookDispatcher {
     const now = Date.now();
     let lanes: Lane[];
     try {
-      lanes = await this.ctx.store.claimLanes(this.owner, now, now + this.leaseMs, free, busy);
+      lanes = await this.ctx.store.events.claimLanes(this.owner, now, now + this.leaseMs, free, busy);
     } catch (error) {
       this.report("claiming webhook lanes failed", error);
       return;
@@ -184,10 +184,10 @@ export class WebhookDispatcher {
     try {
       const before = Date.now() - this.options.keepMs;
       for (let round = 0; round < 10 && !this.stopped; round += 1) {
-        if (await this.ctx.store.pruneEvents(before, PRUNE_BATCH) < PRUNE_BATCH) break;
+        if (await this.ctx.store.events.pruneEvents(before, PRUNE_BATCH) < PRUNE_BATCH) break;
       }
       for (let round = 0; round < 10 && !this.stopped; round += 1) {
-        if (await this.ctx.store.pruneDeliveries(KEPT_DELIVERIES, PRUNE_BATCH) === 0) break;
+        if (await this.ctx.store.events.pruneDeliveries(KEPT_DELIVERIES, PRUNE_BATCH) === 0) break;
       }
     } catch (error) {
       this.report("pruning events failed", error);
@@ -250,11 +250,11 @@ class LaneRun {
       // Read again after a wait and at least every WEBHOOK_READ_MS: a webhook removed meanwhile
       // (by any process) gets no more (its lanes went with it, and nothing is left to save).
       if (webhook === undefined || Date.now() - readAt >= WEBHOOK_READ_MS) {
-        webhook = await ctx.store.findWebhook(this.lane.webhookId);
+        webhook = await ctx.store.events.findWebhook(this.lane.webhookId);
         readAt = Date.now();
         if (!webhook) return;
       }
-      const events = await ctx.store.eventsAfter(this.lane.blocId, this.deliveredSeq, BATCH, BATCH_BYTES);
+      const events = await ctx.store.events.eventsAfter(this.lane.blocId, this.deliveredSeq, BATCH, BATCH_BYTES);
       if (events.length === 0) {
         // Caught up: the lane is kept a while for the next events (claiming it again would
         // cost two writes), then let go, so that any process may take it when more come.
@@ -340,7 +340,7 @@ class LaneRun {
       deliveredSeq: this.deliveredSeq, attempts: this.attempts, firstFailedMs: this.firstFailedMs, nextAttemptMs, release,
     };
     const leaseUntilMs = Date.now() + leaseMs;
-    const saved = await ctx.store.saveLane(owner, this.lane.webhookId, this.lane.blocId, progress, this.log, leaseUntilMs);
+    const saved = await ctx.store.events.saveLane(owner, this.lane.webhookId, this.lane.blocId, progress, this.log, leaseUntilMs);
     this.log = [];
     this.savedAt = Date.now();
     this.savedSeq = this.deliveredSeq;

@@ -1,6 +1,6 @@
 import { canSee, RECORD_EVENT_TYPES, type RecordEventData } from "../domain/events.js";
 import type { Visibility } from "../domain/model.js";
-import type { StoredEvent } from "../store/store.js";
+import type { StoredEvent } from "../domain/ports/store.js";
 
 const parsed = new WeakMap<StoredEvent, RecordEventData>();
 

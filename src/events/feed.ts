@@ -1,5 +1,5 @@
 import type { Context } from "../domain/context.js";
-import type { StoredEvent } from "../store/store.js";
+import type { StoredEvent } from "../domain/ports/store.js";
 import type { LoopLoad } from "./busy.js";
 
 /**
@@ -80,7 +80,7 @@ export class EventFeed {
     const key = `${afterSeq}\u0000${limit}\u0000${blocId}`;
     const shared = this.reads.get(key);
     if (shared) return shared;
-    const read = this.ctx.store.eventsAfter(blocId, afterSeq, limit, READ_BYTES).finally(() => this.reads.delete(key));
+    const read = this.ctx.store.events.eventsAfter(blocId, afterSeq, limit, READ_BYTES).finally(() => this.reads.delete(key));
     this.reads.set(key, read);
     return read;
   }
@@ -128,7 +128,7 @@ export class EventFeed {
     this.polling = true;
     try {
       for (const [blocId, watch] of this.watches) {
-        const last = await this.ctx.store.lastEventSeq(blocId);
+        const last = await this.ctx.store.events.lastEventSeq(blocId);
         if (last > watch.known) {
           watch.known = last;
           this.wakeAll(blocId);

@@ -36,7 +36,7 @@ export class LastVisible {
     const start = known && known.upTo <= position ? known : { upTo: 0, last: 0 };
     let { upTo: cursor, last } = start;
     while (cursor < position) {
-      const batch = await this.ctx.store.eventsAfter(blocId, cursor, BATCH, BATCH_BYTES);
+      const batch = await this.ctx.store.events.eventsAfter(blocId, cursor, BATCH, BATCH_BYTES);
       if (batch.length === 0) break;
       for (const event of batch) {
         if (event.seq > position) break;

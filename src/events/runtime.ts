@@ -46,7 +46,7 @@ export class EventRuntime {
 
   /** Stream IDs under the instance's key, read once. */
   eventIds(): Promise<EventIds> {
-    this.ids ??= this.ctx.store.eventIdKey().then((hex) => new EventIds(Buffer.from(hex, "hex")));
+    this.ids ??= this.ctx.store.events.eventIdKey().then((hex) => new EventIds(Buffer.from(hex, "hex")));
     this.ids.catch(() => { this.ids = undefined; });
     return this.ids;
   }

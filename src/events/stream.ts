@@ -3,7 +3,7 @@ import type { Context } from "../domain/context.js";
 import { ServiceError } from "../domain/errors.js";
 import type { ReaderIds } from "../domain/stream-ids.js";
 import { authenticate } from "../domain/tokens.js";
-import type { StoredEvent } from "../store/store.js";
+import type { StoredEvent } from "../domain/ports/store.js";
 import { dataOf, streamedTo } from "./event-data.js";
 import type { EventFeed } from "./feed.js";
 import type { LastVisible } from "./last-visible.js";
@@ -140,7 +140,7 @@ export async function runStream(s: StreamSession): Promise<void> {
         const known = feed.known(blocId);
         if (known > cursor) {
           // Numbers up to `known` exist: either not yet visible to a shared read begun earlier, or pruned.
-          if ((await ctx.store.eventsAfter(blocId, cursor, 1, 1)).length === 0) {
+          if ((await ctx.store.events.eventsAfter(blocId, cursor, 1, 1)).length === 0) {
             cursor = known;
             if (!(await reset(cursor))) return;
           }

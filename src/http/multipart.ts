@@ -7,7 +7,7 @@ import { visibleFileName } from "../domain/file-names.js";
 import type { Context } from "../domain/context.js";
 import type { Principal } from "../domain/access.js";
 import { checkUpload, type UploadedFile } from "../domain/records.js";
-import type { ReceivedContent } from "../store/file-blobs.js";
+import type { ReceivedContent } from "../domain/ports/blobs.js";
 import { authenticateAgain } from "./auth.js";
 import { tooLarge } from "./body.js";
 import { present, requiredId, type Params } from "./params.js";
@@ -121,7 +121,7 @@ export async function withMultipart<T>(
         await ctx.blobs.discard(content);
         throw new PayloadTooLargeError(`file ${part.fieldname} is larger than the limit (BLOC_MAX_FILE_BYTES)`);
       }
-      const hold = await ctx.store.holdContent(content.sha256, ctx.now());
+      const hold = await ctx.store.files.holdContent(content.sha256, ctx.now());
       files.push({
         slug: part.fieldname, sha256: content.sha256, size: content.size, hold,
         name: visibleFileName(part.filename || part.fieldname),
@@ -135,7 +135,7 @@ export async function withMultipart<T>(
   } catch (error) {
     deadline.clear();
     for (const file of files) {
-      await ctx.store.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
+      await ctx.store.files.releaseContent(file.hold, file.sha256, () => ctx.blobs.removeNow(file.sha256));
     }
     throw error;
   }

@@ -1,22 +1,35 @@
 import type { FastifyInstance } from "fastify";
 import rateLimit, { type FastifyRateLimitStore, type FastifyRateLimitStoreCtor } from "@fastify/rate-limit";
 import { RateLimitedError } from "./http-errors.js";
-import type { Store } from "../store/store.js";
+import type { Store } from "../domain/ports/store.js";
+import { RequestCounts } from "./request-counts.js";
 
 /** The limit is per second: windows are whole seconds of the clock. */
 const WINDOW_MS = 1000;
 
+/** Counts one request of a token in a window and answers the window's count so far. */
+function requestCounter(store: Store): (tokenId: string, window: number) => Promise<number> {
+  if (store.capabilities.rateLimitScope === "process") {
+    const counts = new RequestCounts();
+    return async (tokenId, window) => counts.count(tokenId, window);
+  }
+  if (!store.tokens.countRequest) throw new Error("the store declares rateLimitScope \"shared\" but has no tokens.countRequest");
+  return store.tokens.countRequest.bind(store.tokens);
+}
+
 /**
- * The plugin's counter, kept by the Store (Store.countRequest): on PostgreSQL in the
- * database, shared by every process; on SQLite in each process. Fixed windows: a token
- * may make `max` requests in each clock second.
+ * The plugin's counter: where the store's capabilities say rateLimitScope "shared", the
+ * Store's (Store.tokens.countRequest), in the database, for every process (PostgreSQL);
+ * else in this process (SQLite, where a count per request would cost a write to the file).
+ * Fixed windows: a token may make `max` requests in each clock second.
  */
 function storeCounter(store: Store): FastifyRateLimitStoreCtor {
+  const count = requestCounter(store);
   return class StoreCounter implements FastifyRateLimitStore {
     incr(key: string, callback: (error: Error | null, result?: { current: number; ttl: number }) => void): void {
       const now = Date.now();
       const window = Math.floor(now / WINDOW_MS);
-      store.countRequest(key, window).then(
+      count(key, window).then(
         (current) => callback(null, { current, ttl: (window + 1) * WINDOW_MS - now }),
         (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
       );

@@ -1,7 +1,7 @@
 import type {
   Bloc, Field, FieldType, Grant, Permission, RestrictionMode, ScanLimitPeriod, Token, TokenInfo, User, UserRole,
 } from "../domain/model.js";
-import type { AccountChanges } from "./store.js";
+import type { AccountChanges } from "../domain/ports/store.js";
 
 /*
  * Users, tokens, blocs, fields and grants as rows of the canonical columns (tables.ts:

@@ -1,5 +1,5 @@
 import type { EventType } from "../domain/events.js";
-import type { Delivery, DeliveryOutcome, Lane, StoredEvent, Webhook } from "./event-store.js";
+import type { Delivery, DeliveryOutcome, Lane, StoredEvent, Webhook } from "../domain/ports/events.js";
 
 /*
  * Events, webhooks, lanes and deliveries as rows of their tables (tables.ts), and back:

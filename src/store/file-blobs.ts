@@ -3,14 +3,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import type { Blobs, ReceivedContent } from "../domain/ports/blobs.js";
 import { syncFile, syncFolder } from "./fsync.js";
 
-/** Content streamed to a temporary file and hashed, not yet in place. */
-export interface ReceivedContent {
-  readonly temporary: string;
-  readonly sha256: string;
-  readonly size: number;
-}
+export type { ReceivedContent } from "../domain/ports/blobs.js";
 
 /**
  * Uploaded files' content on disk, stored by SHA-256: `<dir>/ab/abcdef…`. Content is
@@ -18,7 +14,7 @@ export interface ReceivedContent {
  * memory, and moved into place only once complete. Deciding when content may be
  * deleted is the store's business (content holds and file rows), not this class's.
  */
-export class FileBlobs {
+export class FileBlobs implements Blobs {
   private readonly tmp: string;
 
   constructor(private readonly dir: string) {

@@ -1,5 +1,5 @@
 import { isPostgresUrl, sqlitePath, type Config } from "../config.js";
-import type { Store } from "./store.js";
+import type { Store } from "../domain/ports/store.js";
 import { SqliteStore } from "./sqlite/sqlite-store.js";
 import { SCHEMA_VERSION as SQLITE_SCHEMA_VERSION } from "./sqlite/schema.js";
 import { unopenable } from "./sqlite/unopenable.js";

@@ -1,4 +1,4 @@
-import type { Changes, HistoryAction, HistoryEntry, IdempotencyEntry } from "./store.js";
+import type { Changes, HistoryAction, HistoryEntry, IdempotencyEntry } from "../domain/ports/store.js";
 
 /*
  * Idempotency keys and history entries as rows of their tables (tables.ts), and back:

@@ -1,4 +1,4 @@
-import type { Row, TableName } from "./store.js";
+import type { Row, TableName } from "../domain/ports/store.js";
 
 /**
  * The canonical shape of each table's rows, as `exportRows` yields and `importRows`

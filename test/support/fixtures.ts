@@ -14,7 +14,7 @@ export async function insertAt(
 
 /** Every record of a bloc as stored, oldest first. */
 export function storedRecords(server: TestServer, blocId: string): Promise<StoredRecord[]> {
-  return server.ctx.store.listRecords({ blocId }, { order: "oldest", limit: 1_000_000, offset: 0 });
+  return server.ctx.store.records.listRecords({ blocId }, { order: "oldest", limit: 1_000_000, offset: 0 });
 }
 
 /** A new token for a user through the admin API; returns its id and secret. */

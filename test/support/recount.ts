@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import type { Row, Store, TableName } from "../../src/store/store.js";
+import type { Row, Store, TableName } from "../../src/domain/ports/store.js";
 import { countingThreshold } from "../../src/domain/counting/keys.js";
 
 /** Every row of a table, as the store exports it, in key order. */
 export async function allRows(store: Store, table: TableName): Promise<Row[]> {
   const rows: Row[] = [];
   for (;;) {
-    const batch = await store.exportRows(table, rows[rows.length - 1], 5000);
+    const batch = await store.maintenance.exportRows(table, rows[rows.length - 1], 5000);
     rows.push(...batch);
     if (batch.length < 5000) return rows;
   }

@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import postgres from "postgres";
 import { readConfig, sqlitePath } from "../../src/config.js";
 import { openStore } from "../../src/store/open-store.js";
-import { TABLES, type Store } from "../../src/store/store.js";
+import { TABLES, type Store } from "../../src/domain/ports/store.js";
 import { allRows } from "./recount.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { MatchCondition, RecordCursor, RecordFilter } from "../model.js";
 import { tooLongToList } from "../field-counts.js";
-import type { StoreReads, ValueCount, ValueCounts } from "../../store/store.js";
+import type { StoreReads, ValueCount, ValueCounts } from "../ports/store.js";
 import { ALL_TIME, EVERYONE, layoutOf, ownerSegment, profileSegment, spanOf, type Segment } from "./keys.js";
 import { countIn, dayCountsIn, planWindow, type DayCount, type Interval } from "./windows.js";
 
@@ -33,12 +33,12 @@ const SIMPLIFY_MAX_VALUES = 500;
 
 /** Records of a bloc holding one of `values` in `slug`, from the counters where they count it. */
 async function holding(view: StoreReads, blocId: string, slug: string, values: readonly string[]): Promise<number> {
-  const [all] = await view.scopes(blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
-  if (!all?.counted) return view.countRecords({ blocId, match: [{ key: slug, values }] });
-  const counted = new Map(await view.countsOf([all.id], slug, values));
+  const [all] = await view.counters.scopes(blocId, [{ segment: EVERYONE.key, period: ALL_TIME }]);
+  if (!all?.counted) return view.records.countRecords({ blocId, match: [{ key: slug, values }] });
+  const counted = new Map(await view.counters.countsOf([all.id], slug, values));
   // A value without a count is held by one record or none.
   const rest = values.filter((value) => !counted.has(value));
-  const once = rest.length === 0 ? [] : await view.holderCounts(blocId, rest.map((value) => ({ slug, value })), 1);
+  const once = rest.length === 0 ? [] : await view.counters.holderCounts(blocId, rest.map((value) => ({ slug, value })), 1);
   return [...counted.values()].reduce((n, m) => n + m, 0) + once.reduce((n, m) => n + m, 0);
 }
 
@@ -62,7 +62,7 @@ export async function simplify(view: StoreReads, filter: RecordFilter): Promise<
 }
 
 async function segmentsFor(view: StoreReads, filter: RecordFilter): Promise<Segment[] | undefined> {
-  const bloc = await view.findBloc(filter.blocId);
+  const bloc = await view.blocs.findBloc(filter.blocId);
   return bloc ? coveringSegments(filter, layoutOf(bloc).profileSlugs) : undefined;
 }
 
@@ -74,7 +74,7 @@ export async function countVisibleRecords(view: StoreReads, given: RecordFilter)
   if (given.visibility?.none) return 0;
   const filter = await simplify(view, given);
   const segments = await segmentsFor(view, filter);
-  return segments ? countIn(view, filter, keys(segments)) : view.countRecords(filter);
+  return segments ? countIn(view, filter, keys(segments)) : view.records.countRecords(filter);
 }
 
 /** Records per day (ascending) the filter selects, or undefined when the counters do not cover it. */
@@ -135,7 +135,7 @@ async function singles(view: StoreReads, filter: RecordFilter, needs: Map<string
   const slugAt = [...open];
   let after: RecordCursor | undefined;
   while (open.size > 0 && budget > 0) {
-    const page = await view.listRows(filter, { order: "newest", limit: Math.min(TAIL_PAGE, budget), offset: 0, after }, columns);
+    const page = await view.records.listRows(filter, { order: "newest", limit: Math.min(TAIL_PAGE, budget), offset: 0, after }, columns);
     for (const row of page) {
       const values = JSON.parse(row.json) as Record<string, string>;
       for (let i = 0; i < slugAt.length; i += 1) {
@@ -176,7 +176,7 @@ async function finish(view: StoreReads, filter: RecordFilter, ranked: Map<string
 
 /** Value counts of the filter's records, each field's values counted from the records. */
 async function fromRecords(view: StoreReads, filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
-  const counts = await view.tallyValues(filter, slugs, 0);
+  const counts = await view.records.tallyValues(filter, slugs, 0);
   const ranked = new Map<string, Ranked>();
   for (const slug of slugs) {
     const values = counts.get(slug) ?? [];
@@ -197,7 +197,7 @@ export async function countValues(view: StoreReads, given: RecordFilter, slugs: 
   const segments = await segmentsFor(view, filter);
   if (!segments) return fromRecords(view, filter, slugs, most);
   const plan = await planWindow(view, filter, keys(segments));
-  const scopes = await view.scopes(filter.blocId, plan.periods.flatMap((period) => segments.map((s) => ({ segment: s.key, period }))));
+  const scopes = await view.counters.scopes(filter.blocId, plan.periods.flatMap((period) => segments.map((s) => ({ segment: s.key, period }))));
   const counted = scopes.filter((s) => s.counted).map((s) => s.id);
   const countedRecords = scopes.filter((s) => s.counted).reduce((n, s) => n + s.n, 0);
   // What no counter holds: the periods' scopes that do not count values, and the window's edges.
@@ -216,7 +216,7 @@ export async function countValues(view: StoreReads, given: RecordFilter, slugs: 
   for (const part of tallied) {
     const base: RecordFilter = part.segment ? { blocId: filter.blocId, visibility: part.segment.visibility } : filter;
     const { from: _from, to: _to, ...rest } = base;
-    addTallies(tallies, await view.tallyValues({ ...rest, ...(part.within ?? {}) }, slugs, 0));
+    addTallies(tallies, await view.records.tallyValues({ ...rest, ...(part.within ?? {}) }, slugs, 0));
   }
   const ranked = new Map<string, Ranked>();
   for (const slug of slugs) {
@@ -226,11 +226,11 @@ export async function countValues(view: StoreReads, given: RecordFilter, slugs: 
     if (counted.length > 0) {
       const texts = [...tally.values.keys()];
       // A value the tallies hold may count once in the scopes, which repeatedValues leaves out: countsOf has it.
-      const inScopes = new Map(await view.countsOf(counted, slug, [...texts, ""]));
+      const inScopes = new Map(await view.counters.countsOf(counted, slug, [...texts, ""]));
       // The scopes keep the records holding no value of the field.
       filled += countedRecords - (inScopes.get("") ?? 0);
       inScopes.delete("");
-      for (const [value, n] of await view.repeatedValues(counted, slug, limit > 0 ? limit + texts.length : 0)) {
+      for (const [value, n] of await view.counters.repeatedValues(counted, slug, limit > 0 ? limit + texts.length : 0)) {
         if (value === null || !tally.values.has(value)) merged.push([value, n]);
       }
       for (const [value, n] of tally.values) merged.push([value, n + (inScopes.get(value) ?? 0)]);

@@ -1,10 +1,11 @@
 import type { RecordCursor } from "../model.js";
-import type { RowColumn, Store, Tx } from "../../store/store.js";
+import type { RowColumn, Store, TxViews } from "../ports/store.js";
 import {
   ALL_TIME, EVERYONE, TIERS, countingThreshold, countsValuesAbove, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
-import type { Scope, ValueCountChange } from "./ports.js";
+import type { Scope, ValueCountChange } from "../ports/counters.js";
+import { lockBloc } from "../capabilities.js";
 
 /*
  * Counting a bloc's counters again from its records, in bounded memory: after a field
@@ -20,11 +21,11 @@ const PAGE = 5000;
 const WRITE_BATCH = 20_000;
 
 /** Reads a bloc's records in time order as JSON objects of `columns`, a page at a time; `paged` runs after each page. */
-async function eachRow(tx: Tx, blocId: string, columns: readonly RowColumn[], visit: (row: Record<string, string>) => void,
+async function eachRow(tx: TxViews, blocId: string, columns: readonly RowColumn[], visit: (row: Record<string, string>) => void,
   paged?: () => Promise<void>): Promise<void> {
   let after: RecordCursor | undefined;
   for (;;) {
-    const page = await tx.listRows({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after }, columns);
+    const page = await tx.records.listRows({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after }, columns);
     for (const row of page) visit(JSON.parse(row.json) as Record<string, string>);
     await paged?.();
     if (page.length < PAGE) return;
@@ -33,8 +34,8 @@ async function eachRow(tx: Tx, blocId: string, columns: readonly RowColumn[], vi
   }
 }
 
-async function write(tx: Tx, changes: ValueCountChange[]): Promise<void> {
-  for (let i = 0; i < changes.length; i += WRITE_BATCH) await tx.changeValues(changes.slice(i, i + WRITE_BATCH));
+async function write(tx: TxViews, changes: ValueCountChange[]): Promise<void> {
+  for (let i = 0; i < changes.length; i += WRITE_BATCH) await tx.counters.changeValues(changes.slice(i, i + WRITE_BATCH));
   changes.length = 0;
 }
 
@@ -64,10 +65,10 @@ function segmentColumns(layout: Layout): RowColumn[] {
 }
 
 /** Recounts a bloc's counters from its records, inside the caller's transaction (which it locks the bloc in). */
-export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
-  await tx.lockBloc(blocId);
-  await tx.clearCounters(blocId);
-  const bloc = await tx.findBloc(blocId);
+export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
+  await lockBloc(tx, blocId);
+  await tx.counters.clearCounters(blocId);
+  const bloc = await tx.blocs.findBloc(blocId);
   if (!bloc) return;
   const layout = layoutOf(bloc);
   const threshold = countingThreshold();
@@ -97,7 +98,7 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
     (records.get(scopeId(c.segment.key, `d:${c.period.slice(2, 12)}`))?.n ?? 0) > threshold);
   const scopes: Scope[] = [];
   for (let i = 0; i < changes.length; i += WRITE_BATCH) {
-    scopes.push(...await tx.changeScopes(blocId, changes.slice(i, i + WRITE_BATCH).map((c) => ({ segment: c.segment.key, period: c.period, n: c.n }))));
+    scopes.push(...await tx.counters.changeScopes(blocId, changes.slice(i, i + WRITE_BATCH).map((c) => ({ segment: c.segment.key, period: c.period, n: c.n }))));
   }
   const counted = new Map(scopes.filter((s) => s.n > countsValuesAbove(s.period)).map((s) => [scopeId(s.segment, s.period), s]));
   const all = counted.get(scopeId(EVERYONE.key, ALL_TIME));
@@ -110,7 +111,7 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
   for (const [s, slug] of layout.slugs.entries()) {
     let after: string | null = null;
     for (;;) {
-      const page = await tx.valuesHeldTwice(blocId, slug, after, PAGE);
+      const page = await tx.counters.valuesHeldTwice(blocId, slug, after, PAGE);
       for (const [value, n] of page) {
         numbers[s]!.set(value, texts[s]!.length);
         texts[s]!.push(value);
@@ -175,12 +176,12 @@ export async function recountBloc(tx: Tx, blocId: string): Promise<void> {
   }, async () => { if (writes.length >= WRITE_BATCH) await write(tx, writes); });
   for (const tiers of open.values()) for (const current of tiers) close(current?.counting);
   await write(tx, writes);
-  await tx.markCounted([...counted.values()].map((s) => s.id));
+  await tx.counters.markCounted([...counted.values()].map((s) => s.id));
 }
 
 /** Recounts every bloc that has records but no counters (an upgrade from the counters of before leaves them so). */
 export async function recountMissing(store: Store): Promise<number> {
-  const blocs = await store.blocsWithoutScope({ segment: EVERYONE.key, period: ALL_TIME });
+  const blocs = await store.counters.blocsWithoutScope({ segment: EVERYONE.key, period: ALL_TIME });
   for (const blocId of blocs) await store.transaction((tx) => recountBloc(tx, blocId));
   return blocs.length;
 }

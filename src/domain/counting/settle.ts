@@ -1,11 +1,11 @@
 import type { StoredRecord } from "../model.js";
-import type { Tx } from "../../store/store.js";
+import type { TxViews } from "../ports/store.js";
 import { CounterDeltas, type ScopeChange, type ValueEntry } from "./deltas.js";
 import {
   ALL_TIME, countsValuesAbove, EVERYONE, hourKey, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
-import type { Scope, ScopeKey, ValueCountChange } from "./ports.js";
+import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
 
 /*
  * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every
@@ -22,7 +22,7 @@ import type { Scope, ScopeKey, ValueCountChange } from "./ports.js";
 class Scopes {
   private readonly known = new Map<string, Scope | null>();
 
-  constructor(private readonly tx: Tx, private readonly blocId: string) {}
+  constructor(private readonly tx: TxViews, private readonly blocId: string) {}
 
   /** Scopes as read or changed; one left with no records is gone. */
   remember(scopes: readonly Scope[]): void {
@@ -37,7 +37,7 @@ class Scopes {
     }
     if (missing.size === 0) return;
     for (const id of missing.keys()) this.known.set(id, null);
-    this.remember(await this.tx.scopes(this.blocId, [...missing.values()]));
+    this.remember(await this.tx.counters.scopes(this.blocId, [...missing.values()]));
   }
 
   get(segment: string, period: string): Scope | undefined {
@@ -68,18 +68,18 @@ function contribution(record: StoredRecord, blocId: string, layout: Layout, scop
   return changes;
 }
 
-export async function settleCounters(tx: Tx, deltas: CounterDeltas): Promise<void> {
+export async function settleCounters(tx: TxViews, deltas: CounterDeltas): Promise<void> {
   for (const blocId of deltas.blocs()) await settleBloc(tx, blocId, deltas);
 }
 
-async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promise<void> {
-  const bloc = await tx.findBloc(blocId);
+async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): Promise<void> {
+  const bloc = await tx.blocs.findBloc(blocId);
   if (!bloc) return;
   const layout = layoutOf(bloc);
   const changes = deltas.scopeChanges(blocId);
   const entries = deltas.valueEntries(blocId);
   const scopes = new Scopes(tx, blocId);
-  const changed = changes.length === 0 ? [] : await tx.changeScopes(blocId, changes.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
+  const changed = changes.length === 0 ? [] : await tx.counters.changeScopes(blocId, changes.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
   // Hours are kept only within days that count their values (a day of few records is counted from them),
   // as the day was before this change: a day left empty takes its hours with it.
   const hourChanges = deltas.scopeChanges(blocId, "hours");
@@ -89,7 +89,7 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
   const hourly = hourChanges.filter((c) =>
     (days.get(scopeId(c.segment.key, dayOfHour(c.period))) ?? scopes.get(c.segment.key, dayOfHour(c.period)))?.counted);
   scopes.remember(changed);
-  const changedHours = hourly.length === 0 ? [] : await tx.changeScopes(blocId, hourly.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
+  const changedHours = hourly.length === 0 ? [] : await tx.counters.changeScopes(blocId, hourly.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
   scopes.remember(changedHours);
   const touched = new Map<string, { segment: Segment; hour: string }>();
   for (const e of entries) for (const hour of e.hours.keys()) touched.set(`${e.segment.key}\u0000${hour}`, { segment: e.segment, hour });
@@ -122,10 +122,10 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
   const groups = [...bySlugValue.values()];
   const totals = new Map<string, number>();
   const pairs = groups.map((g) => ({ slug: g[0]!.slug, value: g[0]!.value }));
-  for (const [slug, value, n] of pairs.length === 0 ? [] : await tx.countsOfPairs(all.id, pairs)) totals.set(`${slug}\u0000${value}`, n);
+  for (const [slug, value, n] of pairs.length === 0 ? [] : await tx.counters.countsOfPairs(all.id, pairs)) totals.set(`${slug}\u0000${value}`, n);
   // Values with no count: held by one record or none before this transaction; the value index says how many hold them now.
   const unknown = groups.filter((g) => !totals.has(`${g[0]!.slug}\u0000${g[0]!.value}`));
-  const holders = unknown.length === 0 ? [] : await tx.holderCounts(blocId, unknown.map((g) => ({ slug: g[0]!.slug, value: g[0]!.value })), 2);
+  const holders = unknown.length === 0 ? [] : await tx.counters.holderCounts(blocId, unknown.map((g) => ({ slug: g[0]!.slug, value: g[0]!.value })), 2);
   const heldNow = new Map(unknown.map((g, i) => [`${g[0]!.slug}\u0000${g[0]!.value}`, holders[i]!]));
   for (const group of groups) {
     const { slug, value } = group[0]!;
@@ -145,7 +145,7 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
         continue;
       }
       // Down to one record (or none): its counters go wherever they are.
-      const left = await tx.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
+      const left = await tx.records.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
       const keys = [...group.flatMap((e) => [...e.hours.keys()].flatMap((hour) => keysOf([e.segment], hour))),
         ...left.flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt)))];
       await scopes.fetch(keys);
@@ -155,17 +155,17 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
         if (scope?.counted) ids.add(scope.id);
       }
       // Written first, so that the removal below is not undone by a later increment.
-      await tx.changeValues(writes.splice(0));
-      await tx.removeValue([...ids], slug, value);
+      await tx.counters.changeValues(writes.splice(0));
+      await tx.counters.removeValue([...ids], slug, value);
       continue;
     }
     if ((heldNow.get(`${slug}\u0000${value}`) ?? 0) < 2) continue;
     // Now held by two or more: counted from every record holding it, in the scopes that counted before.
-    const holding = await tx.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
+    const holding = await tx.records.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
     await scopes.fetch(holding.flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt))));
     for (const record of holding) writes.push(...contribution(record, blocId, layout, scopes, slug, value, 1, wasCounted));
   }
-  await tx.changeValues(writes);
+  await tx.counters.changeValues(writes);
   await countScopes(tx, blocId, layout, crossing, changes);
 }
 
@@ -174,7 +174,7 @@ async function settleBloc(tx: Tx, blocId: string, deltas: CounterDeltas): Promis
  * from their records (everyone's all-time scope first: the others count only values it
  * counts, the values two or more records of the bloc hold).
  */
-async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: readonly Scope[], changes: readonly ScopeChange[]): Promise<void> {
+async function countScopes(tx: TxViews, blocId: string, layout: Layout, crossing: readonly Scope[], changes: readonly ScopeChange[]): Promise<void> {
   if (crossing.length === 0) return;
   const segmentOf = new Map(changes.map((c) => [c.segment.key, c.segment]));
   const ordered = [...crossing].sort((a, b) => Number(b.segment === "" && b.period === ALL_TIME) - Number(a.segment === "" && a.period === ALL_TIME));
@@ -186,7 +186,7 @@ async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: rea
     const { counts, hours } = await tallyScope(tx, blocId, layout, segment, scope.period);
     if (tierOf(scope.period) === "d") {
       // From now on the day keeps its hours: made here from its records.
-      const made = await tx.changeScopes(blocId, [...hours].map(([hour, n]) => ({ segment: scope.segment, period: hourKey(hour), n })));
+      const made = await tx.counters.changeScopes(blocId, [...hours].map(([hour, n]) => ({ segment: scope.segment, period: hourKey(hour), n })));
       ordered.push(...made.filter((s) => !s.counted && s.n > countsValuesAbove(s.period)));
     }
     const writes: ValueCountChange[] = [];
@@ -201,15 +201,15 @@ async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: rea
       if (filled < scope.n) writes.push({ scope: scope.id, slug, value: "", n: scope.n - filled });
       let repeated = candidates;
       if (!everyoneAllTime) {
-        all ??= (await tx.scopes(blocId, [{ segment: "", period: ALL_TIME }]))[0];
+        all ??= (await tx.counters.scopes(blocId, [{ segment: "", period: ALL_TIME }]))[0];
         if (!all) continue;
-        const held = new Set((await tx.countsOf([all.id], slug, candidates.map(([v]) => v))).map(([v]) => v));
+        const held = new Set((await tx.counters.countsOf([all.id], slug, candidates.map(([v]) => v))).map(([v]) => v));
         repeated = candidates.filter(([v]) => held.has(v));
       }
       for (const [value, n] of repeated) writes.push({ scope: scope.id, slug, value, n });
     }
-    await tx.changeValues(writes);
-    await tx.markCounted([scope.id]);
+    await tx.counters.changeValues(writes);
+    await tx.counters.markCounted([scope.id]);
     if (everyoneAllTime) all = { ...scope, counted: true };
   }
 }
@@ -218,14 +218,14 @@ async function countScopes(tx: Tx, blocId: string, layout: Layout, crossing: rea
  * Every value of every counted field in one scope, counted from its records (text in
  * full: they become counters), and its records per hour.
  */
-async function tallyScope(tx: Tx, blocId: string, layout: Layout, segment: Segment, period: string):
+export async function tallyScope(tx: TxViews, blocId: string, layout: Layout, segment: Segment, period: string):
   Promise<{ counts: Map<string, Map<string, number>>; hours: Map<string, number> }> {
   const span = spanOf(period);
   const counts = new Map<string, Map<string, number>>(layout.slugs.map((slug) => [slug, new Map()]));
   const hours = new Map<string, number>();
   let after: StoredRecord | undefined;
   for (;;) {
-    const page = await tx.listRecords({ blocId, visibility: segment.visibility, ...(span ?? {}) },
+    const page = await tx.records.listRecords({ blocId, visibility: segment.visibility, ...(span ?? {}) },
       { order: "oldest", limit: 2000, offset: 0, after: after && { createdAt: after.createdAt, id: after.id } });
     for (const record of page) {
       const hour = hourOf(record.createdAt);

@@ -1,7 +1,7 @@
 import type { RecordFilter } from "../model.js";
 import type { Timestamp } from "../clock.js";
 import { DAY_END, DAY_START, addDays, mondayOf } from "../calendar.js";
-import type { StoreReads } from "../../store/store.js";
+import type { StoreReads } from "../ports/store.js";
 import {
   ALL_TIME, TIERS, addSecond, dayKey, hourKey, periodsBetween, spanOf, subtractSecond, type Tier,
 } from "./keys.js";
@@ -46,7 +46,7 @@ class RangeCounter {
   /** Reads the day scopes of [fromDay, toDay] (YYYY-MM-DD), once. */
   async readDays(fromDay: string, toDay: string): Promise<void> {
     if (this.daysRead.some((r) => r.from <= fromDay && r.to >= toDay)) return;
-    for (const row of await this.view.periodCounts(this.filter.blocId, this.segments, dayKey(fromDay), dayKey(toDay))) {
+    for (const row of await this.view.counters.periodCounts(this.filter.blocId, this.segments, dayKey(fromDay), dayKey(toDay))) {
       this.days.set(row.period.slice(2), Number(row.n));
     }
     this.daysRead.push({ from: fromDay, to: toDay });
@@ -61,7 +61,7 @@ class RangeCounter {
   async hourly(day: string): Promise<boolean> {
     let known = this.hourlyDays.get(day);
     if (known === undefined) {
-      const scopes = await this.view.scopes(this.filter.blocId, this.segments.map((segment) => ({ segment, period: dayKey(day) })));
+      const scopes = await this.view.counters.scopes(this.filter.blocId, this.segments.map((segment) => ({ segment, period: dayKey(day) })));
       known = scopes.length > 0 && scopes.every((s) => s.counted);
       this.hourlyDays.set(day, known);
     }
@@ -74,7 +74,7 @@ class RangeCounter {
     let hours = this.hours.get(day);
     if (!hours) {
       hours = new Map();
-      for (const row of await this.view.periodCounts(this.filter.blocId, this.segments, hourKey(`${day} 00`), hourKey(`${day} 23`))) {
+      for (const row of await this.view.counters.periodCounts(this.filter.blocId, this.segments, hourKey(`${day} 00`), hourKey(`${day} 23`))) {
         hours.set(row.period.slice(2), Number(row.n));
       }
       this.hours.set(day, hours);
@@ -86,7 +86,7 @@ class RangeCounter {
     const key = `${from}\u0000${to}`;
     let n = this.cut.get(key);
     if (n === undefined) {
-      n = await this.view.countRecords({ ...this.filter, from, to });
+      n = await this.view.records.countRecords({ ...this.filter, from, to });
       this.cut.set(key, n);
     }
     return n;
@@ -142,7 +142,7 @@ async function daysOf(counter: RangeCounter, filter: RecordFilter): Promise<DayC
 /** Records of the filter's view (the union of `segments`) within its window. */
 export async function countIn(view: StoreReads, filter: RecordFilter, segments: readonly string[]): Promise<number> {
   if (filter.from === undefined && filter.to === undefined) {
-    return sum(await view.scopes(filter.blocId, segments.map((segment) => ({ segment, period: ALL_TIME }))));
+    return sum(await view.counters.scopes(filter.blocId, segments.map((segment) => ({ segment, period: ALL_TIME }))));
   }
   return sum(await dayCountsIn(view, filter, segments));
 }
@@ -166,7 +166,7 @@ export async function planWindow(view: StoreReads, filter: RecordFilter, segment
   const counter = await counterFor(view, filter, segments);
   const days = await daysOf(counter, filter);
   if (days.length === 0) return { periods: [], edges: [] };
-  const total = sum(await view.scopes(filter.blocId, segments.map((segment) => ({ segment, period: ALL_TIME }))));
+  const total = sum(await view.counters.scopes(filter.blocId, segments.map((segment) => ({ segment, period: ALL_TIME }))));
   if (sum(days) === total) return { periods: [ALL_TIME], edges: [] };
   // The window, narrowed to the days that hold its records.
   const lo = later(filter.from, `${days[0]!.day}${DAY_START}`);

@@ -20,7 +20,7 @@ export function adminBlocRoutes(app: FastifyInstance, ctx: Context): void {
     schema: { tags, body: ModuleBody, response: answers(201, Module) },
   }, async (request, reply) => reply.status(201).send(await createModule(ctx, request.body.name)));
 
-  app.get("/api/admin/modules", { schema: { tags, response: answers(200, Type.Object({ modules: Type.Array(Module) })) } }, async () => ({ modules: await ctx.store.listModules() }));
+  app.get("/api/admin/modules", { schema: { tags, response: answers(200, Type.Object({ modules: Type.Array(Module) })) } }, async () => ({ modules: await ctx.store.blocs.listModules() }));
 
   app.post<{ Body: Static<typeof BlocBody> }>("/api/admin/blocs", {
     schema: { tags, body: BlocBody, response: answers(201, Bloc) },

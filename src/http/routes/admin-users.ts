@@ -52,7 +52,7 @@ export function adminUserRoutes(app: FastifyInstance, ctx: Context): void {
     schema: { tags, body: RoleBody, response: answers(201, Role) },
   }, async (request, reply) => reply.status(201).send(await createRole(ctx, request.body.name)));
 
-  app.get("/api/admin/roles", { schema: { tags, response: answers(200, Type.Object({ roles: Type.Array(Role) })) } }, async () => ({ roles: await ctx.store.listRoles() }));
+  app.get("/api/admin/roles", { schema: { tags, response: answers(200, Type.Object({ roles: Type.Array(Role) })) } }, async () => ({ roles: await ctx.store.accounts.listRoles() }));
 
   app.put<{ Params: Static<typeof UserRoleParams> }>("/api/admin/users/:userId/roles/:roleId", {
     schema: { tags, params: UserRoleParams, response: answers(200, Membership) },

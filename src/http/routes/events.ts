@@ -49,7 +49,7 @@ export function eventsRoute(app: FastifyInstance, ctx: Context, runtime: EventRu
     const ids = (await runtime.eventIds()).of(bloc.id, principal.user.id);
     const resumeFrom = request.headers["last-event-id"] ?? request.query.lastEventId;
     const resumed = typeof resumeFrom === "string" && resumeFrom !== "" ? ids.open(resumeFrom) : undefined;
-    const after = resumed ?? await ctx.store.lastEventSeq(bloc.id);
+    const after = resumed ?? await ctx.store.events.lastEventSeq(bloc.id);
     const stream = runtime.openStream(principal.user.id);
     const out = new PassThrough();
     const write = async (text: string): Promise<void> => {

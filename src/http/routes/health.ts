@@ -31,7 +31,7 @@ export function healthRoutes(app: FastifyInstance, ctx: Context): void {
       timer = setTimeout(() => reject(new Error("timed out")), READY_TIMEOUT_MS);
     });
     try {
-      await Promise.race([ctx.store.ping(), late]);
+      await Promise.race([ctx.store.maintenance.ping(), late]);
       return { status: "ok" };
     } catch {
       return reply.status(503).send({ status: "unavailable", error: "The database cannot be reached" });

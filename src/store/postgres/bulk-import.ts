@@ -1,6 +1,6 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { BulkImported, NewRecord } from "../store.js";
+import type { BulkImported, NewRecord } from "../../domain/ports/store.js";
 import type { Pg } from "./driver.js";
 import type { WriteTransaction } from "./write-transaction.js";
 

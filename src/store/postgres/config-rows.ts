@@ -3,7 +3,7 @@ import {
   BLOC_COLUMNS, FIELD_COLUMNS, GRANT_COLUMNS, TOKEN_COLUMNS, internalId, toBloc, toGrant, toToken,
   type BlocRow, type FieldRow, type GrantRow, type TokenRow,
 } from "../config-rows.js";
-import type { AccessFacts } from "../store.js";
+import type { AccessFacts } from "../../domain/ports/store.js";
 import { storable, type Db, type Param } from "./driver.js";
 
 /* The reads that load users, tokens, blocs and access, and bloc settings as parameters (rows: ../config-rows.ts). */

@@ -38,3 +38,16 @@ export function releaseContent(pool: Pg, hold: string, sha256: string, remove: (
     if (used.length === 0) remove();
   });
 }
+
+/** Holds on uploads' content (Store.files), each within the store's deadline when it has one. */
+export class PgContentHolds {
+  constructor(private readonly pool: Pg, private readonly within: <T>(work: () => Promise<T>) => Promise<T>) {}
+
+  holdContent(sha256: string, createdAt: string): Promise<string> {
+    return this.within(() => holdContent(this.pool, sha256, createdAt));
+  }
+
+  releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
+    return this.within(() => releaseContent(this.pool, hold, sha256, remove));
+  }
+}

@@ -1,4 +1,4 @@
-import { TABLES, type Row, type TableName } from "../store.js";
+import { TABLES, type Row, type TableName } from "../../domain/ports/store.js";
 import { TABLE_SHAPES } from "../tables.js";
 import type { Db, Param } from "./driver.js";
 import { ensureFieldIndex } from "./field-indexes.js";

@@ -1,13 +1,13 @@
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type {
   Scope, ScopeCountChange, ScopeKey, ValueCount, ValueCountChange,
-} from "../../domain/counting/ports.js";
+} from "../../domain/ports/counters.js";
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, indexedTerm } from "./filters.js";
 import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./key-heads.js";
 
 /*
- * The counter tables (domain/counting/ports.ts): plain reads and writes by the keys the
+ * The counter tables (domain/ports/counters.ts): plain reads and writes by the keys the
  * domain gives. A segment or value is keyed on (head, tail) (schema.ts), never on its
  * whole text, which may be longer than an index entry holds.
  */

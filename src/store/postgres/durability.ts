@@ -1,4 +1,4 @@
-import type { Durability } from "../store.js";
+import type { Durability } from "../../domain/ports/store.js";
 import type { Db } from "./driver.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { Delivery, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "../store.js";
+import type { Delivery, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "../../domain/ports/store.js";
 import {
   DELIVERY_COLUMNS, EVENT_COLUMNS, LANE_COLUMNS, NEW_DELIVERY_COLUMNS, WEBHOOK_COLUMNS,
   toDelivery, toLane, toStoredEvent, toWebhook, webhookRow,
@@ -56,6 +56,11 @@ export async function createWebhook(db: Db, webhook: Webhook): Promise<void> {
   await db.run(`INSERT INTO webhook_lanes (webhook_id, bloc_id, delivered_seq)
     SELECT $1::text, b.bloc_id, COALESCE(s.last_seq, 0)
     FROM unnest($2::text[]) AS b(bloc_id) LEFT JOIN event_sequences s ON s.bloc_id = b.bloc_id`, [webhook.id, [...webhook.blocs]]);
+}
+
+export async function eventIdKey(db: Db): Promise<string> {
+  const [row] = await db.run<{ value: string }>("SELECT value FROM instance_keys WHERE name = 'event-ids'");
+  return row!.value;
 }
 
 export async function lastEventSeq(db: Db, blocId: string): Promise<number> {

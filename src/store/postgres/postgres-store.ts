@@ -1,33 +1,29 @@
 import { ConfigError } from "../../config.js";
-import { CounterDeltas } from "../../domain/counting/deltas.js";
 import { StoreUnavailableError } from "../../domain/errors.js";
-import type { TokenInfo, User } from "../../domain/model.js";
-import { internalId, toTokenInfo, toUser, TOKEN_INFO_COLUMNS, USER_COLUMNS, type TokenInfoRow, type UserRow } from "../config-rows.js";
-import { BaseStore } from "../base-store.js";
-import { GenerationCache } from "../generation-cache.js";
 import type {
-  BulkImported, Delivery, Durability, Lane, LaneProgress, NewDelivery, NewRecord, Row, RowSource, Store, StoreReads, StoredEvent,
-  SignInAttempts, TableName, TransactionOptions, Tx, Webhook,
-} from "../store.js";
-import { Transactions, type TransactionEngine } from "../transactions.js";
-import { bulkImport } from "./bulk-import.js";
-import { holdContent, releaseContent } from "./content.js";
-import * as copy from "./copy.js";
+  AccessWrites, AccountWrites, BlocWrites, Capabilities, EventStore, IdempotencyPurge, Maintenance, Store, StoreReads, TokenWrites,
+  TransactionOptions, Tx, TxViews,
+} from "../../domain/ports/store.js";
+import { Transactions, type TransactionEngine } from "../../domain/transactions.js";
+import { GenerationCache } from "../generation-cache.js";
+import { ACCESS_WRITES, ACCOUNT_WRITES, BLOC_WRITES, committed, merge, onConnection, TOKEN_WRITES, type RunInTransaction } from "../views.js";
+import type { CachedConfig } from "./config-cache.js";
+import { PgContentHolds } from "./content.js";
 import { Deadline } from "./deadline.js";
-import { connect, onPool, onPoolWithin, run, type Db, type Outages, type Pg } from "./driver.js";
+import { connect, onPool, onPoolWithin, type Db, type Outages, type Pg } from "./driver.js";
 import { guardDriverFaults } from "./driver-fault.js";
-import { durabilityOf, needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
+import { needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
 import * as events from "./events.js";
 import { purgeIdempotencyKeys } from "./idempotency.js";
+import { PgMaintenance } from "./maintenance.js";
 import { Orphans } from "./orphans.js";
 import { RateWindows } from "./rate-windows.js";
 import { PgSignInAttempts } from "./sign-in-attempts.js";
-import { PgReads, type CachedConfig } from "./reads.js";
 import { migrate } from "./schema.js";
 import { WriteTransaction } from "./write-transaction.js";
 import { Sockets } from "./sockets.js";
-import { PgUnit } from "./unit.js";
+import { pgReadViews, pgViews } from "./views.js";
 
 /**
  * A database that cannot be reached or entered is the operator's to fix, like a bad
@@ -47,40 +43,46 @@ function unreachable(error: unknown): ConfigError | StoreUnavailableError | unde
 
 /**
  * Connections for generation reads and config loads asked for inside transactions
- * (reads.ts: CachedConfig), beside the main pool: short reads that never wait for a
+ * (config-cache.ts: CachedConfig), beside the main pool: short reads that never wait for a
  * lock. Two, not one: under a burst of requests, every turn of the event loop reads the
  * generation, and one connection became the queue the whole burst waited in. A process
  * holds BLOC_PG_POOL + 2 connections at most.
  */
 const META_POOL = 2;
 
-/** Errors of a connection the server or the network closed, not of the query sent on it. */
-const LOST_CONNECTION = new Set(["ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_DESTROYED"]);
-
-function connectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && LOST_CONNECTION.has(code);
-}
-
 /**
  * The PostgreSQL engine: a pool of BLOC_PG_POOL connections shared by several
  * processes' worth of writers. Transactions are READ COMMITTED; what must not change
  * under a unit (a bloc's records while it checks rules on them) is protected by the
- * bloc's advisory lock (Tx.lockBloc), taken by the units that need it.
+ * bloc's advisory lock (Tx.records.lockBloc), taken by the units that need it.
  */
 /** How long close() lets the pools' connections finish before cutting them, in seconds. */
 const END_TIMEOUT_S = 2;
 
-export class PostgresStore extends BaseStore implements Store {
-  protected readonly direct: StoreReads;
+export class PostgresStore implements Store {
+  readonly capabilities: Capabilities = {
+    // READ COMMITTED writers run side by side: a unit locks what it must not see change (session.ts lockBloc).
+    perBlocLocks: true,
+    claimsIdempotencyKeys: true,
+    durableOnCommit: true,
+    rateLimitScope: "shared",
+    plannerStatistics: true,
+  };
+  readonly records: Store["records"];
+  readonly files: Store["files"];
+  readonly counters: Store["counters"];
+  readonly accounts: Store["accounts"];
+  readonly tokens: Store["tokens"];
+  readonly blocs: Store["blocs"];
+  readonly access: Store["access"];
+  readonly events: EventStore;
+  readonly idempotency: IdempotencyPurge;
+  readonly maintenance: Maintenance;
+
   private readonly transactions: Transactions<WriteTransaction>;
   private readonly cache: GenerationCache;
   private readonly meta: Db;
   private readonly loading = new Map<string, Promise<unknown>>();
-  private readonly rateWindows: RateWindows;
-  private readonly signInAttempts: PgSignInAttempts;
-  /** Single statements on the pool, within the deadline when there is one. */
-  private readonly db: Db;
   /** The generation number last read, for loads to tell whether it moved while they ran. */
   private generation = -1;
   /** Server sessions of transactions whose connection was lost, ended once the server is reachable. */
@@ -88,9 +90,8 @@ export class PostgresStore extends BaseStore implements Store {
 
   private constructor(
     private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number,
-    private readonly defaults: PgDurabilitySettings, private readonly outages: Outages | undefined,
+    defaults: PgDurabilitySettings, private readonly outages: Outages | undefined,
   ) {
-    super();
     const meta = outages ? onPoolWithin(metaPool, outages.timeoutMs, outages.sockets) : onPool(metaPool);
     this.meta = meta;
     this.orphans = outages ? new Orphans(meta) : undefined;
@@ -99,17 +100,32 @@ export class PostgresStore extends BaseStore implements Store {
       this.generation = row!.n;
       return row!.n;
     });
-    const direct = outages ? onPoolWithin(pool, outages.timeoutMs, outages.sockets) : onPool(pool);
-    this.db = direct;
-    this.direct = new PgReads(direct, { ...this.shared(), loadFrom: direct, bypass: () => false });
     this.transactions = new Transactions(this.engine());
-    this.rateWindows = new RateWindows(direct);
-    this.signInAttempts = new PgSignInAttempts(direct);
+
+    // Single statements on the pool, within the deadline when there is one.
+    const direct = outages ? onPoolWithin(pool, outages.timeoutMs, outages.sockets) : onPool(pool);
+    const reads = pgReadViews(direct, { ...this.shared(), loadFrom: direct, bypass: () => false });
+    const run: RunInTransaction = (work) => this.transaction(work);
+    this.records = reads.records;
+    this.files = merge(reads.files, new PgContentHolds(pool, (work) => this.within(work)));
+    this.counters = reads.counters;
+    // Each config write a transaction of its own.
+    this.accounts = merge(reads.accounts, committed<"accounts", AccountWrites>(run, "accounts", ACCOUNT_WRITES), new PgSignInAttempts(direct));
+    this.tokens = merge(reads.tokens, committed<"tokens", TokenWrites>(run, "tokens", TOKEN_WRITES), new RateWindows(direct));
+    this.blocs = merge(reads.blocs, committed<"blocs", BlocWrites>(run, "blocs", BLOC_WRITES));
+    this.access = merge(reads.access, committed<"access", AccessWrites>(run, "access", ACCESS_WRITES));
+    this.events = onConnection(direct, events);
+    this.idempotency = onConnection(direct, { purgeIdempotencyKeys });
+    this.maintenance = new PgMaintenance(pool, this.cache, defaults, (session) => this.views(session));
   }
 
-  /** What every reader shares for cached reads (reads.ts). */
+  /** What every reader shares for cached reads (config-cache.ts). */
   private shared(): Omit<CachedConfig, "bypass"> {
     return { cache: this.cache, meta: this.meta, loading: this.loading, generation: () => this.generation };
+  }
+
+  private views(session: WriteTransaction): TxViews {
+    return pgViews(session, this.shared(), this.capabilities);
   }
 
   /**
@@ -145,6 +161,7 @@ export class PostgresStore extends BaseStore implements Store {
 
   private engine(): TransactionEngine<WriteTransaction> {
     return {
+      capabilities: this.capabilities,
       transaction: async <T>(work: (session: WriteTransaction) => Promise<T>, deadline?: number): Promise<T> => {
         let wroteConfig = false;
         try {
@@ -165,8 +182,7 @@ export class PostgresStore extends BaseStore implements Store {
         }
       },
       savepoint: <T>(session: WriteTransaction, work: () => Promise<T>): Promise<T> => session.unit(work),
-      unit: (session: WriteTransaction, counters: CounterDeltas, pending: CounterDeltas): Tx =>
-        new PgUnit(session, this.shared(), counters, pending),
+      views: (session: WriteTransaction): TxViews => this.views(session),
     };
   }
 
@@ -187,175 +203,9 @@ export class PostgresStore extends BaseStore implements Store {
   async snapshot<T>(work: (view: StoreReads) => Promise<T>): Promise<T> {
     try {
       return await this.within(() => this.pool.begin("isolation level repeatable read read only", (sql) =>
-        work(new PgReads(onPool(sql), { ...this.shared(), bypass: () => false }))) as Promise<T>);
+        work(pgReadViews(onPool(sql), { ...this.shared(), bypass: () => false }))) as Promise<T>);
     } catch (error) {
       throw translate(error);
-    }
-  }
-
-  holdContent(sha256: string, createdAt: string): Promise<string> {
-    return this.within(() => holdContent(this.pool, sha256, createdAt));
-  }
-
-  releaseContent(hold: string, sha256: string, remove: () => void): Promise<void> {
-    return this.within(() => releaseContent(this.pool, hold, sha256, remove));
-  }
-
-  purgeIdempotencyKeys(before: number): Promise<number> {
-    return purgeIdempotencyKeys(this.db, before);
-  }
-
-  countSignInAttempt(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts> {
-    return this.signInAttempts.count(emailHash, nowMs, windowMs);
-  }
-
-  clearSignInAttempts(emailHash: string): Promise<void> {
-    return this.signInAttempts.clear(emailHash);
-  }
-
-  countRequest(tokenId: string, window: number): Promise<number> {
-    return this.rateWindows.count(tokenId, window);
-  }
-
-  async bulkImport(blocId: string, batches: AsyncIterable<readonly NewRecord[]>, count: (tx: Tx) => Promise<void>): Promise<BulkImported> {
-    const loaded = await WriteTransaction.run(this.pool, async (session) => {
-      await session.lockBloc(blocId);
-      return bulkImport(session, blocId, batches,
-        () => count(new PgUnit(session, this.shared(), new CounterDeltas(), new CounterDeltas())));
-    });
-    // Statistics of what was just loaded, before anything is answered from it (autovacuum may lag minutes, or be off).
-    await this.refreshStatistics();
-    return loaded;
-  }
-
-  async refreshStatistics(): Promise<void> {
-    await run(this.pool, "ANALYZE records, counter_scopes, value_counts");
-  }
-
-  exportRows(table: TableName, after: Row | undefined, limit: number): Promise<Row[]> {
-    return copy.exportRows(onPool(this.pool), table, after, limit);
-  }
-
-  async importRows(table: TableName, rows: readonly Row[]): Promise<void> {
-    try {
-      await this.pool.begin((sql) => copy.importRows(onPool(sql), table, rows));
-    } catch (error) {
-      throw translate(error);
-    }
-    this.cache.invalidate();
-  }
-
-  tableSizes(): Promise<Record<TableName, number>> {
-    return copy.tableSizes(onPool(this.pool));
-  }
-
-  /** One REPEATABLE READ, READ ONLY transaction for the whole export: every table as of one moment. */
-  async exportSnapshot<T>(work: (rows: RowSource) => Promise<T>): Promise<T> {
-    try {
-      return await this.pool.begin("isolation level repeatable read read only", (sql) => {
-        const db: Db = { run: (text, params) => run(sql, text, params) };
-        return work({ exportRows: (table, after, limit) => copy.exportRows(db, table, after, limit) });
-      }) as T;
-    } catch (error) {
-      throw translate(error);
-    }
-  }
-
-  async durability(): Promise<Durability> {
-    return durabilityOf(await readDurability(onPool(this.pool)), this.defaults);
-  }
-
-  /**
-   * A pooled connection the server closed (a restart, a terminated backend) fails the
-   * first query sent on it, and the driver then drops it: so a lost connection is tried
-   * again, at most once per connection the pool may hold, before the store is called
-   * unreachable.
-   */
-  async listUsers(): Promise<User[]> {
-    return (await this.db.run<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY id`)).map(toUser);
-  }
-
-  async listTokens(userId: string): Promise<TokenInfo[]> {
-    const rows = await this.db.run<TokenInfoRow>(
-      `SELECT ${TOKEN_INFO_COLUMNS} FROM tokens WHERE user_id = $1::bigint ORDER BY created_at, id`, [internalId(userId)]);
-    return rows.map(toTokenInfo);
-  }
-
-  async noteTokenUse(tokenId: string, at: string): Promise<void> {
-    await this.db.run(
-      "UPDATE tokens SET last_used_at = $1::text WHERE id = $2::text AND (last_used_at IS NULL OR last_used_at < $1::text)", [at, tokenId]);
-  }
-
-  async eventIdKey(): Promise<string> {
-    const [row] = await this.db.run<{ value: string }>("SELECT value FROM instance_keys WHERE name = 'event-ids'");
-    return row!.value;
-  }
-
-  lastEventSeq(blocId: string): Promise<number> {
-    return events.lastEventSeq(this.db, blocId);
-  }
-
-  eventsAfter(blocId: string, afterSeq: number, limit: number, maxBytes: number): Promise<StoredEvent[]> {
-    return events.eventsAfter(this.db, blocId, afterSeq, limit, maxBytes);
-  }
-
-  findEvent(blocId: string, seq: number): Promise<StoredEvent | undefined> {
-    return events.findEvent(this.db, blocId, seq);
-  }
-
-  listWebhooks(): Promise<Webhook[]> {
-    return events.listWebhooks(this.db);
-  }
-
-  findWebhook(id: string): Promise<Webhook | undefined> {
-    return events.findWebhook(this.db, id);
-  }
-
-  deleteWebhook(id: string): Promise<boolean> {
-    return events.deleteWebhook(this.db, id);
-  }
-
-  listDeliveries(webhookId: string, limit: number, beforeId?: number): Promise<Delivery[]> {
-    return events.listDeliveries(this.db, webhookId, limit, beforeId);
-  }
-
-  findDelivery(webhookId: string, id: number): Promise<Delivery | undefined> {
-    return events.findDelivery(this.db, webhookId, id);
-  }
-
-  addDeliveries(deliveries: readonly NewDelivery[]): Promise<number> {
-    return events.addDeliveries(this.db, deliveries);
-  }
-
-  claimLanes(owner: string, nowMs: number, leaseUntilMs: number, limit: number, busy: readonly string[]): Promise<Lane[]> {
-    return events.claimLanes(this.db, owner, nowMs, leaseUntilMs, limit, busy);
-  }
-
-  saveLane(owner: string, webhookId: string, blocId: string, progress: LaneProgress, deliveries: readonly NewDelivery[],
-    leaseUntilMs: number): Promise<boolean> {
-    return events.saveLane(this.db, owner, webhookId, blocId, progress, deliveries, leaseUntilMs);
-  }
-
-  retryLaneNow(webhookId: string, blocId: string): Promise<void> {
-    return events.retryLaneNow(this.db, webhookId, blocId);
-  }
-
-  pruneEvents(beforeMs: number, limit: number): Promise<number> {
-    return events.pruneEvents(this.db, beforeMs, limit);
-  }
-
-  pruneDeliveries(keep: number, limit: number): Promise<number> {
-    return events.pruneDeliveries(this.db, keep, limit);
-  }
-
-  async ping(): Promise<void> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        await this.pool.unsafe("SELECT 1");
-        return;
-      } catch (error) {
-        if (attempt >= (this.pool.options.max ?? 1) || !connectionLost(error)) throw error;
-      }
     }
   }
 

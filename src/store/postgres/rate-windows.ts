@@ -14,7 +14,8 @@ export class RateWindows {
 
   constructor(private readonly db: Db) {}
 
-  async count(tokenId: string, window: number): Promise<number> {
+  /** Store.tokens.countRequest. */
+  async countRequest(tokenId: string, window: number): Promise<number> {
     if (window >= this.prunedAt + KEPT_WINDOWS) {
       this.prunedAt = window;
       await this.db.run("DELETE FROM rate_windows WHERE win < $1::bigint", [window - KEPT_WINDOWS]);

@@ -1,7 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
-import type { ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
+import type { ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../../domain/ports/store.js";
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, indexedTerm, orderSql, Params, whereSql } from "./filters.js";
 import { FIELD_HEAD, SEQUENCE_HEAD, headTail } from "./key-heads.js";

@@ -1,6 +1,6 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter } from "../../domain/model.js";
-import type { NewFile, NewRecord } from "../store.js";
+import type { NewFile, NewRecord } from "../../domain/ports/store.js";
 import { lockUntilCommit, type Db } from "./driver.js";
 import { Params, whereSql } from "./filters.js";
 import { drivingField } from "./value-driver.js";

@@ -1,4 +1,4 @@
-import type { SignInAttempts } from "../store.js";
+import type { SignInAttempts } from "../../domain/ports/store.js";
 import type { Db } from "./driver.js";
 
 /** How often a process deletes the rows of windows that have passed. */
@@ -6,7 +6,7 @@ const PRUNE_EVERY_MS = 60_000;
 
 /**
  * Sign-in attempts per email in the database, so that every process shares one count
- * (Store.countSignInAttempt): one upsert, atomic under concurrent callers, adds the
+ * (Store.accounts.countSignInAttempt): one upsert, atomic under concurrent callers, adds the
  * attempt or begins a new window when the row's has passed (SET reads the old row).
  */
 export class PgSignInAttempts {
@@ -14,7 +14,7 @@ export class PgSignInAttempts {
 
   constructor(private readonly db: Db) {}
 
-  async count(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts> {
+  async countSignInAttempt(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts> {
     const passed = nowMs - windowMs;
     if (nowMs >= this.prunedAt + PRUNE_EVERY_MS) {
       this.prunedAt = nowMs;
@@ -29,7 +29,7 @@ export class PgSignInAttempts {
     return { count: Number(row!.n), sinceMs: Number(row!.since_ms) };
   }
 
-  async clear(emailHash: string): Promise<void> {
+  async clearSignInAttempts(emailHash: string): Promise<void> {
     await this.db.run("DELETE FROM sign_in_attempts WHERE email_hash = $1::text", [emailHash]);
   }
 }

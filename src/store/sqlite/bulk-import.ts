@@ -1,4 +1,4 @@
-import type { BulkImported, NewRecord } from "../store.js";
+import type { BulkImported, NewRecord } from "../../domain/ports/store.js";
 import type { Param, Statements } from "./statements.js";
 
 /* Bulk loads: records written many to a statement inside the caller's transaction. */

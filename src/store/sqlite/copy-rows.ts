@@ -1,5 +1,5 @@
 import { TABLE_SHAPES } from "../tables.js";
-import { TABLES, type Row, type TableName } from "../store.js";
+import { TABLES, type Row, type TableName } from "../../domain/ports/store.js";
 import type { Param, Statements } from "./statements.js";
 import { ensureValueIndex } from "./value-indexes.js";
 

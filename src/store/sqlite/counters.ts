@@ -1,12 +1,12 @@
 import { LISTED_VALUE_MAX } from "../../domain/field-counts.js";
 import type {
   Scope, ScopeCountChange, ScopeKey, ValueCount, ValueCountChange,
-} from "../../domain/counting/ports.js";
+} from "../../domain/ports/counters.js";
 import { IN_LIST, jsonList, type Param, type Statements } from "./statements.js";
 import { indexedTerm, valueSql } from "./value-indexes.js";
 
 /*
- * The counter tables (domain/counting/ports.ts): plain reads and writes by the keys the
+ * The counter tables (domain/ports/counters.ts): plain reads and writes by the keys the
  * domain gives. A long value's text stays in the database when values are ranked.
  */
 

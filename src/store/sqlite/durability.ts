@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import type { Durability } from "../store.js";
+import type { Durability } from "../../domain/ports/store.js";
 
 /** PRAGMA synchronous levels by number. */
 const SYNCHRONOUS = ["off", "normal", "full", "extra"];

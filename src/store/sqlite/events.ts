@@ -1,4 +1,4 @@
-import type { Delivery, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "../store.js";
+import type { Delivery, Lane, LaneProgress, NewDelivery, NewEvent, StoredEvent, Webhook } from "../../domain/ports/store.js";
 import {
   DELIVERY_COLUMNS, EVENT_COLUMNS, LANE_COLUMNS, NEW_DELIVERY_COLUMNS, WEBHOOK_COLUMNS,
   toDelivery, toLane, toStoredEvent, toWebhook, webhookRow,

@@ -1,4 +1,4 @@
-import type { HistoryEntry } from "../store.js";
+import type { HistoryEntry } from "../../domain/ports/store.js";
 import { HISTORY_COLUMNS, toHistoryEntry, type HistoryRow } from "../record-rows.js";
 import type { Statements } from "./statements.js";
 

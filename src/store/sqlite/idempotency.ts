@@ -1,4 +1,4 @@
-import type { IdempotencyEntry } from "../store.js";
+import type { IdempotencyEntry } from "../../domain/ports/store.js";
 import { IDEMPOTENCY_COLUMNS, toIdempotencyEntry, type IdempotencyRow } from "../record-rows.js";
 import type { Statements } from "./statements.js";
 

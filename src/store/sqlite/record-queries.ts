@@ -1,24 +1,20 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
-import type { RecordFilter, StoredFile, StoredRecord } from "../../domain/model.js";
+import type { RecordFilter, StoredRecord } from "../../domain/model.js";
 import crypto from "node:crypto";
 import { tooLongToList } from "../../domain/field-counts.js";
-import type { NewFile, NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../store.js";
-import { SqliteConfig } from "./config-queries.js";
+import type { NewRecord, ProjectedRow, RowColumn, RowPage, ValueCount, ValueCounts, ValueLookup } from "../../domain/ports/store.js";
 import { RECORDS, likePrefix, orderBy, sourceSql, whereClause, type Projection } from "./sql.js";
 import { indexedTerm, valueSql } from "./value-indexes.js";
 import { drivingField } from "./value-driver.js";
-import { fieldPath, type Param } from "./statements.js";
+import { fieldPath, type Param, type Statements } from "./statements.js";
 
-/** Records and their files in the SQLite engine: plain queries and writes, no rules. */
-export class SqliteRecords extends SqliteConfig {
-  async findFile(ref: string): Promise<StoredFile | undefined> {
-    const row = this.sql.get(`SELECT ref, bloc_id, record_id, slug, sha256, name, type, size FROM files WHERE ref = ?`)
-      .get(ref) as { ref: string; bloc_id: string; record_id: number; slug: string; sha256: string; name: string; type: string; size: number } | undefined;
-    return row && {
-      ref: row.ref, blocId: row.bloc_id, recordId: row.record_id, slug: row.slug,
-      sha256: row.sha256, name: row.name, type: row.type, size: row.size,
-    };
-  }
+/**
+ * Records in the SQLite engine: plain queries and writes, no rules. With their history
+ * and their deleted copies (views.ts), Tx.records; locking a bloc is not needed here (a
+ * write transaction holds the database's one write lock).
+ */
+export class SqliteRecords {
+  constructor(private readonly sql: Statements) {}
 
   /** The filter's condition, driven by the value index the counters pick (value-plan.ts); `rows` for ordered reads. */
   private where(filter: RecordFilter, rows?: number): { sql: string; params: Param[]; driven: boolean } {
@@ -143,13 +139,6 @@ export class SqliteRecords extends SqliteConfig {
       VALUES (?, ?, ?, ?, ?, ?) RETURNING id`)
       .get(record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId,
         JSON.stringify(record.values)) as { id: number }).id;
-  }
-
-  async insertFile(file: NewFile, blocId: string, recordId: number, createdAt: string): Promise<void> {
-    this.sql.get(`INSERT INTO files (ref, bloc_id, record_id, slug, sha256, name, type, size, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(file.ref, blocId, recordId, file.slug, file.sha256, file.name, file.type, file.size, createdAt);
-    this.sql.get("DELETE FROM content_holds WHERE id = ?").run(file.hold);
   }
 
   async updateValues(filter: RecordFilter, fields: Readonly<Record<string, string>>, status: number | undefined): Promise<number[]> {

@@ -1,20 +1,34 @@
-import type { SignInAttempts } from "../store.js";
-import type { Statements } from "./statements.js";
+import type { SignInAttempts } from "../../domain/ports/store.js";
+import type { SqliteConnection } from "./connection.js";
 
 /** How often a process deletes the rows of windows that have passed. */
 const PRUNE_EVERY_MS = 60_000;
 
 /**
  * Sign-in attempts per email in the database file, so that every process on it shares
- * one count (Store.countSignInAttempt). One upsert adds the attempt, or begins a new
- * window when the row's has passed; SQLite evaluates every SET expression on the old row.
+ * one count (Store.accounts.countSignInAttempt), each a write transaction of its own. One
+ * upsert adds the attempt, or begins a new window when the row's has passed; SQLite
+ * evaluates every SET expression on the old row.
  */
 export class SqliteSignInAttempts {
   private prunedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly sql: Statements) {}
+  constructor(private readonly connection: SqliteConnection) {}
 
-  count(emailHash: string, nowMs: number, windowMs: number): SignInAttempts {
+  private get sql(): SqliteConnection["sql"] {
+    return this.connection.sql;
+  }
+
+  countSignInAttempt(emailHash: string, nowMs: number, windowMs: number): Promise<SignInAttempts> {
+    return this.connection.write(async () => this.count(emailHash, nowMs, windowMs));
+  }
+
+  /** Forgets an email's attempts (after a sign-in that succeeded). */
+  clearSignInAttempts(emailHash: string): Promise<void> {
+    return this.connection.write(async () => this.clear(emailHash));
+  }
+
+  private count(emailHash: string, nowMs: number, windowMs: number): SignInAttempts {
     const passed = nowMs - windowMs;
     if (nowMs >= this.prunedAt + PRUNE_EVERY_MS) {
       this.prunedAt = nowMs;
@@ -28,7 +42,7 @@ export class SqliteSignInAttempts {
     return { count: row.n, sinceMs: row.since_ms };
   }
 
-  clear(emailHash: string): void {
+  private clear(emailHash: string): void {
     this.sql.get("DELETE FROM sign_in_attempts WHERE email_hash = ?").run(emailHash);
   }
 }

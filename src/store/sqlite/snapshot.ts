@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
-import type { RowSource } from "../store.js";
+import type { RowSource } from "../../domain/ports/store.js";
 import { exportRows } from "./copy-rows.js";
 import { Statements } from "./statements.js";
 

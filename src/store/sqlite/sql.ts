@@ -2,7 +2,7 @@ import {
   RECORD_ID_KEY, STATUS_KEY,
   type MatchCondition, type Order, type RecordFilter, type StoredRecord, type Visibility,
 } from "../../domain/model.js";
-import type { RowColumn } from "../store.js";
+import type { RowColumn } from "../../domain/ports/store.js";
 import { IN_LIST, fieldPath, jsonList, type Param } from "./statements.js";
 import { indexedTerm, valueSql } from "./value-indexes.js";
 

@@ -1,6 +1,6 @@
 /*
  * What counting needs from an engine: rows of two tables, read and written by the keys
- * given (keys.ts), and nothing decided there. `counter_scopes` holds one row per scope
+ * given (counting/keys.ts), and nothing decided there. `counter_scopes` holds one row per scope
  * (bloc, segment, period) with its record count and whether its values are counted;
  * `value_counts` holds, per counted scope and field, the records holding each value that
  * more than one record of the bloc holds, and under the value "" the records holding none
@@ -38,6 +38,7 @@ export interface ValueCountChange {
   readonly n: number;
 }
 
+/** The counter tables as every reader sees them: outside a transaction, in a snapshot or in a unit (Store.counters, Tx.counters). */
 export interface CounterReads {
   /** The scopes of a bloc among `keys` that exist (hold or held records). */
   scopes(blocId: string, keys: readonly ScopeKey[]): Promise<Scope[]>;
@@ -67,6 +68,7 @@ export interface CounterReads {
   holderCounts(blocId: string, keys: readonly { readonly slug: string; readonly value: string }[], cap: number): Promise<number[]>;
 }
 
+/** Changes to the counter tables, inside a unit of work only (Tx.counters); domain/counting/settle.ts decides them. */
 export interface CounterWrites {
   /**
    * Adds to scopes' record counts (creating the scopes), removing those left with none
@@ -82,3 +84,6 @@ export interface CounterWrites {
   /** Removes every counter of a bloc (before they are counted again). */
   clearCounters(blocId: string): Promise<void>;
 }
+
+/** The counters of one transaction: read and written on its connection. */
+export interface CounterStore extends CounterReads, CounterWrites {}

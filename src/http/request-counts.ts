@@ -1,6 +1,6 @@
 /**
- * Requests per token in the current time window, in this process's memory: the SQLite
- * engine's way of counting (store.ts: countRequest). Only the current window is kept,
+ * Requests per token in the current time window, in this process's memory: how they are
+ * counted on an engine whose capabilities say rateLimitScope "process" (SQLite). Only the current window is kept,
  * one entry per token seen in it, and only valid tokens are counted: it is bounded by
  * the tokens in use.
  */

@@ -1,7 +1,7 @@
-import { CounterDeltas } from "../domain/counting/deltas.js";
-import { settleCounters } from "../domain/counting/settle.js";
-import { StoreUnavailableError } from "../domain/errors.js";
-import type { TransactionOptions, Tx } from "./store.js";
+import { CounterDeltas } from "./counting/deltas.js";
+import { settleCounters } from "./counting/settle.js";
+import { StoreUnavailableError } from "./errors.js";
+import type { Capabilities, TransactionOptions, Tx, TxViews } from "./ports/store.js";
 
 /** TransactionOptions, plus what an engine adds for its own transactions. */
 export interface RunOptions extends TransactionOptions {
@@ -15,6 +15,7 @@ export interface RunOptions extends TransactionOptions {
 
 /** What an engine provides so that units of work can run in its transactions. */
 export interface TransactionEngine<S> {
+  readonly capabilities: Capabilities;
   /**
    * Opens a write transaction, runs `work`, commits; rolls back and rethrows if `work`
    * throws. An engine that honours `deadline` fails it as the store being unavailable
@@ -23,12 +24,11 @@ export interface TransactionEngine<S> {
   transaction<T>(work: (session: S) => Promise<T>, deadline?: number): Promise<T>;
   /** Runs `work` in a savepoint of the session's transaction; rolls back to it and rethrows if `work` throws. */
   savepoint<T>(session: S, work: () => Promise<T>): Promise<T>;
-  /** A unit's view of the open transaction. */
-  unit(session: S, counters: CounterDeltas, pending: CounterDeltas): Tx;
+  /** Every view of the store on the open transaction: what its units read and write through. */
+  views(session: S): TxViews;
   /**
-   * Resolves once every transaction committed so far is on disk, when `transaction`
-   * resolves at its COMMIT before that (SQLite, wal-sync.ts); absent when a commit is
-   * durable as it returns.
+   * Resolves once every transaction committed so far is on disk, where `transaction`
+   * resolves at its COMMIT before that: present when capabilities.durableOnCommit is false.
    */
   durable?(): Promise<void>;
 }
@@ -46,6 +46,11 @@ type Outcome = { readonly value: unknown } | { readonly error: unknown };
 
 const NOTHING_PENDING = new CounterDeltas();
 
+/** A unit of work: the transaction's views, with the counter changes of the unit and of those before it. */
+function unit(views: TxViews, deltas: CounterDeltas, pending: CounterDeltas): Tx {
+  return { ...views, deltas, pending };
+}
+
 /**
  * Units of work on top of an engine's transactions, the same for every engine. A unit
  * with a group (a bloc ID) is group-committed: units of one group that arrive while
@@ -53,8 +58,9 @@ const NOTHING_PENDING = new CounterDeltas();
  * of its own, and their counter changes are merged and settled once before the commit
  * (domain/counting/settle.ts).
  * Many answers then cost one sync to disk and one write per counter row. No answer is
- * given before the transaction holding it has committed and is on disk (`durable`); the
- * group's next transaction may run while that one is being made durable.
+ * given before the transaction holding it has committed and is on disk (`durable`, on an
+ * engine whose commits are not durable as they return); the group's next transaction may
+ * run while that one is being made durable.
  */
 export class Transactions<S> {
   private readonly queues = new Map<string, Queued[]>();
@@ -62,16 +68,24 @@ export class Transactions<S> {
 
   constructor(private readonly engine: TransactionEngine<S>) {}
 
+  /** Waits, where commits are not durable as they return, until those made so far are. */
+  private async durable(): Promise<void> {
+    if (this.engine.capabilities.durableOnCommit) return;
+    if (!this.engine.durable) throw new Error("an engine whose commits are not durable on commit must say when they are");
+    await this.engine.durable();
+  }
+
   run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
     const group = options.group;
     if (group === undefined) {
       return this.engine.transaction(async (session) => {
-        const counters = new CounterDeltas();
-        const result = await work(this.engine.unit(session, counters, NOTHING_PENDING));
-        if (!counters.empty) await settleCounters(this.engine.unit(session, new CounterDeltas(), NOTHING_PENDING), counters);
+        const views = this.engine.views(session);
+        const deltas = new CounterDeltas();
+        const result = await work(unit(views, deltas, NOTHING_PENDING));
+        if (!deltas.empty) await settleCounters(views, deltas);
         return result;
       }, options.deadline).then(async (result) => {
-        await this.engine.durable?.();
+        await this.durable();
         return result;
       });
     }
@@ -117,18 +131,19 @@ export class Transactions<S> {
     try {
       await this.engine.transaction(async (session) => {
         outcomes = [];
+        const views = this.engine.views(session);
         const pending = new CounterDeltas();
         for (const item of batch) {
-          const counters = new CounterDeltas();
+          const deltas = new CounterDeltas();
           try {
-            const value = await this.engine.savepoint(session, () => item.work(this.engine.unit(session, counters, pending)));
-            pending.merge(counters);
+            const value = await this.engine.savepoint(session, () => item.work(unit(views, deltas, pending)));
+            pending.merge(deltas);
             outcomes.push({ value });
           } catch (error) {
             outcomes.push({ error });
           }
         }
-        if (!pending.empty) await settleCounters(this.engine.unit(session, new CounterDeltas(), NOTHING_PENDING), pending);
+        if (!pending.empty) await settleCounters(views, pending);
       }, deadline);
     } catch (error) {
       failure = { error };
@@ -137,9 +152,9 @@ export class Transactions<S> {
       this.running.delete(group);
       if (this.queues.has(group)) setImmediate(() => void this.flush(group));
     }
-    if (failure === undefined && this.engine.durable) {
+    if (failure === undefined) {
       try {
-        await this.engine.durable();
+        await this.durable();
       } catch (error) {
         failure = { error };
       }
