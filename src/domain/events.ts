@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { STATUS_KEY, type StoredRecord, type Visibility } from "./model.js";
 import type { Context } from "./context.js";
 import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/store.js";
+import { EVENT_TYPES, type EventType } from "./event-types.js";
 
 /**
  * Events: what changed, written to the outbox (the `events` table) in the transaction of
@@ -10,10 +11,7 @@ import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/s
  * that order and the live stream resumes from a number.
  */
 
-export const EVENT_TYPES = [
-  "record.added", "record.updated", "record.deleted", "record.restored", "bloc.updated", "access.updated",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType };
 /** What the live stream carries: records, which a subscriber's visibility decides on. */
 export const RECORD_EVENT_TYPES: readonly EventType[] = ["record.added", "record.updated", "record.deleted", "record.restored"];
 
