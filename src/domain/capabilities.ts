@@ -5,10 +5,9 @@ import type { Store, TxViews } from "./ports/store.js";
  * declares (ports/capabilities.ts). An engine without a capability has no method for it.
  */
 
-/** The port's method a capability promises, or an error naming the engine's broken promise. */
-function promised<T>(method: T | undefined, name: string): T {
-  if (method === undefined) throw new Error(`the store declares the capability behind ${name} but has no ${name}`);
-  return method;
+/** An engine that declares a capability without the method it promises. */
+function broken(name: string): Error {
+  return new Error(`the store declares the capability behind ${name} but has no ${name}`);
 }
 
 /**
@@ -18,7 +17,8 @@ function promised<T>(method: T | undefined, name: string): T {
  */
 export async function lockBloc(tx: TxViews, blocId: string): Promise<void> {
   if (!tx.capabilities.perBlocLocks) return;
-  await promised(tx.records.lockBloc, "records.lockBloc").call(tx.records, blocId);
+  if (!tx.records.lockBloc) throw broken("records.lockBloc");
+  await tx.records.lockBloc(blocId);
 }
 
 /**
@@ -28,11 +28,13 @@ export async function lockBloc(tx: TxViews, blocId: string): Promise<void> {
  */
 export async function claimIdempotencyKey(tx: TxViews, userId: string, keyHash: string): Promise<boolean> {
   if (!tx.capabilities.claimsIdempotencyKeys) return true;
-  return promised(tx.idempotency.claimIdempotencyKey, "idempotency.claimIdempotencyKey").call(tx.idempotency, userId, keyHash);
+  if (!tx.idempotency.claimIdempotencyKey) throw broken("idempotency.claimIdempotencyKey");
+  return tx.idempotency.claimIdempotencyKey(userId, keyHash);
 }
 
 /** Brings the planner's statistics up to date after a large load, on an engine that keeps them. */
 export async function refreshStatistics(store: Store): Promise<void> {
   if (!store.capabilities.plannerStatistics) return;
-  await promised(store.maintenance.refreshStatistics, "maintenance.refreshStatistics").call(store.maintenance);
+  if (!store.maintenance.refreshStatistics) throw broken("maintenance.refreshStatistics");
+  await store.maintenance.refreshStatistics();
 }
