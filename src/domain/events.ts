@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { STATUS_KEY, type StoredRecord, type Visibility } from "./model.js";
 import type { Context } from "./context.js";
+import type { EventType } from "./event-types.js";
 import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/store.js";
 
 /**
@@ -10,16 +11,7 @@ import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/s
  * that order and the live stream resumes from a number.
  */
 
-export const EVENT_TYPES = [
-  "record.added", "record.updated", "record.deleted", "record.restored", "bloc.updated", "access.updated",
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-/** What the live stream carries: records, which a subscriber's visibility decides on. */
-export const RECORD_EVENT_TYPES: readonly EventType[] = ["record.added", "record.updated", "record.deleted", "record.restored"];
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
+export { EVENT_TYPES, RECORD_EVENT_TYPES, isEventType, type EventType } from "./event-types.js";
 
 /** Who made a change. */
 export interface EventActor {

@@ -1,4 +1,4 @@
-import type { EventType } from "../events.js";
+import type { EventType } from "../event-types.js";
 
 /*
  * What the store keeps for events (domain/events.ts) and webhooks (domain/webhooks.ts):
