@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { STATUS_KEY, type StoredRecord, type Visibility } from "./model.js";
 import type { Context } from "./context.js";
+import type { EventType } from "./event-types.js";
 import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/store.js";
-import { EVENT_TYPES, type EventType } from "./event-types.js";
 
 /**
  * Events: what changed, written to the outbox (the `events` table) in the transaction of
@@ -11,13 +11,7 @@ import { EVENT_TYPES, type EventType } from "./event-types.js";
  * that order and the live stream resumes from a number.
  */
 
-export { EVENT_TYPES, type EventType };
-/** What the live stream carries: records, which a subscriber's visibility decides on. */
-export const RECORD_EVENT_TYPES: readonly EventType[] = ["record.added", "record.updated", "record.deleted", "record.restored"];
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
+export { EVENT_TYPES, RECORD_EVENT_TYPES, isEventType, type EventType } from "./event-types.js";
 
 /** Who made a change. */
 export interface EventActor {
@@ -137,6 +131,24 @@ export function canSee(visibility: Visibility, record: EventRecord): boolean {
     if (!condition.values.includes(value)) return false;
   }
   return true;
+}
+
+/**
+ * Tells this process's listeners (the live stream, webhook delivery) that a bloc has new
+ * events, as soon as they are committed; listeners in other processes find them by polling.
+ */
+export class EventSignal {
+  private readonly listeners = new Set<(blocId: string) => void>();
+
+  appended(blocId: string): void {
+    for (const listener of this.listeners) listener(blocId);
+  }
+
+  /** Returns the function that stops listening. */
+  listen(listener: (blocId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => { this.listeners.delete(listener); };
+  }
 }
 
 /**

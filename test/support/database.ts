@@ -69,7 +69,8 @@ export function databaseName(label: string): string {
   return `bloc_${clean}_${suffix}`;
 }
 
-async function freshPostgresDatabase(serverUrl: string, label: string): Promise<TestDatabase> {
+/** A new database on the PostgreSQL server `serverUrl` names, whatever engine the run is on (test/store-contract.test.ts). */
+export async function freshPostgresDatabase(serverUrl: string, label: string): Promise<TestDatabase> {
   const name = databaseName(label);
   await onServer(serverUrl, (sql) => sql.unsafe(`CREATE DATABASE "${name}"`));
   const url = new URL(serverUrl);
