@@ -452,7 +452,7 @@ for (const engine of engines) {
         { deliveredSeq: 4, attempts: 0, firstFailedMs: null, nextAttemptMs: 0, release: true }, [delivery], 1000), true);
       const [logged] = await store.events.listDeliveries(webhook.id, 10);
       assert.equal(logged?.outcome, "delivered");
-      assert.equal((await store.events.findDelivery(webhook.id, logged!.id))?.seq, 4);
+      assert.equal((await store.events.findDelivery(webhook.id, logged.id))?.seq, 4);
       assert.equal(await store.events.deleteWebhook(webhook.id), true);
       assert.equal(await store.events.findWebhook(webhook.id), undefined);
       // Every lane is gone with the webhook: the events are past all of them, and go.
