@@ -50,14 +50,15 @@ function unreachable(error: unknown): ConfigError | StoreUnavailableError | unde
  */
 const META_POOL = 2;
 
+/** How long close() lets the pools' connections finish before cutting them, in seconds. */
+const END_TIMEOUT_S = 2;
+
 /**
  * The PostgreSQL engine: a pool of BLOC_PG_POOL connections shared by several
  * processes' worth of writers. Transactions are READ COMMITTED; what must not change
  * under a unit (a bloc's records while it checks rules on them) is protected by the
  * bloc's advisory lock (Tx.records.lockBloc), taken by the units that need it.
  */
-/** How long close() lets the pools' connections finish before cutting them, in seconds. */
-const END_TIMEOUT_S = 2;
 
 export class PostgresStore implements Store {
   readonly capabilities: Capabilities = {
