@@ -134,24 +134,6 @@ export function canSee(visibility: Visibility, record: EventRecord): boolean {
 }
 
 /**
- * Tells this process's listeners (the live stream, webhook delivery) that a bloc has new
- * events, as soon as they are committed; listeners in other processes find them by polling.
- */
-export class EventSignal {
-  private readonly listeners = new Set<(blocId: string) => void>();
-
-  appended(blocId: string): void {
-    for (const listener of this.listeners) listener(blocId);
-  }
-
-  /** Returns the function that stops listening. */
-  listen(listener: (blocId: string) => void): () => void {
-    this.listeners.add(listener);
-    return () => { this.listeners.delete(listener); };
-  }
-}
-
-/**
  * Runs a change of a bloc's settings, fields or access and appends its event, in one
  * transaction: the event exists exactly when the change does.
  */
