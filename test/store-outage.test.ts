@@ -273,7 +273,7 @@ test("WORKERS=2 through a cut and a black hole: every request answered in time, 
     stop = true;
     await Promise.all(load);
 
-    assert.deepEqual(failures, [], `every request answered within ${timeoutMs} + 2000 ms, 200 or 503 with Retry-After (slowest ${Math.round(slowest)} ms)`);
+    assert.deepEqual(failures, [], `every request answered within ${timeoutMs} + 2000 ms, 200 or 503 with Retry-After (slowest ${Math.round(slowest)} ms); the server said: ${output.split("\n").filter((line) => /error|fault/i.test(line)).slice(0, 20).join("\n")}`);
     assert.ok(outageAnswers > 0, "the outages were seen");
     for (const [i, recovery] of recoveries.entries()) {
       assert.ok(recovery.firstAdd !== undefined && recovery.firstAdd - recovery.at < 5_000,
@@ -314,6 +314,29 @@ await new Promise((resolve) => setTimeout(resolve, 300));
 reserved.release();
 await Promise.race([sql\`SELECT 1\`.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
 console.log("still running");
+process.exit(0);
+`;
+
+/**
+ * The same fault met by a statement instead of a timer: with one statement in flight on a
+ * connection whose socket has closed, sending a second one of 1 KB or more writes to the
+ * socket at once, and the driver fails the first with that TypeError. The store must
+ * take it for the outage it is (503), not for a fault of its own (500).
+ */
+const PIPELINE_SCRIPT = `
+import postgres from "postgres";
+(await import(process.env.GUARD_MODULE)).guardDriverFaults();
+const { translate } = await import(process.env.ERRORS_MODULE);
+const sql = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
+const admin = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
+const reserved = await sql.reserve();
+const [{ pid }] = await reserved\`SELECT pg_backend_pid() AS pid\`;
+await admin\`SELECT pg_terminate_backend(\${pid})\`;
+await new Promise((resolve) => setTimeout(resolve, 300));
+const first = reserved.unsafe("SELECT 1").then(() => "answered", (error) => error);
+reserved.unsafe("SELECT '" + "x".repeat(2000) + "'").catch(() => undefined);
+const error = await first;
+console.log(JSON.stringify({ message: error.message, translated: translate(error).constructor.name }));
 process.exit(0);
 `;
 
@@ -359,7 +382,7 @@ test("a start, and a worker replaced during an outage, wait for PostgreSQL inste
   }
 });
 
-test("a driver write to a closed connection does not end the process", { skip: PG_ONLY, timeout: 60_000 }, async () => {
+test("a driver write to a closed connection does not end the process, and fails the statement in flight as an outage", { skip: PG_ONLY, timeout: 60_000 }, async () => {
   const workspace = await freshWorkspace("driver-fault");
   try {
     const guardModule = path.join(path.dirname(SERVER_ENTRY), "store/postgres/driver-fault.js");
@@ -381,6 +404,21 @@ test("a driver write to a closed connection does not end the process", { skip: P
     assert.equal(guarded.code, 0, guarded.output);
     assert.match(guarded.output, /still running/);
     assert.match(guarded.output, /postgres#1154/);
+
+    const pipelined = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, ["--input-type=module", "-e", PIPELINE_SCRIPT], {
+        cwd: path.resolve(path.dirname(SERVER_ENTRY), "../.."),
+        env: { ...process.env, URL: workspace.databaseUrl, GUARD_MODULE: guardModule, ERRORS_MODULE: path.join(path.dirname(guardModule), "errors.js") },
+      });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+      child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+      child.once("close", (code) => resolve({ code, output }));
+    });
+    assert.equal(pipelined.code, 0, pipelined.output);
+    const seen = JSON.parse(pipelined.output.split("\n").find((line) => line.startsWith("{")) ?? "{}") as { message?: string; translated?: string };
+    assert.match(seen.message ?? "", /reading 'write'/, `the statement in flight failed with the driver's fault: ${pipelined.output}`);
+    assert.equal(seen.translated, "StoreUnavailableError", "and the store translates it as the outage it is");
   } finally {
     await workspace.remove();
   }

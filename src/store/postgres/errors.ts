@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { ConflictError, InvalidInputError, NotFoundError, ServiceError, StoreUnavailableError } from "../../domain/errors.js";
+import { isDriverWriteFault } from "./driver-fault.js";
 
 /** What the referenced tables hold, for "… does not exist". */
 const THINGS: Readonly<Record<string, string>> = {
@@ -23,8 +24,14 @@ const CONNECTION_CODES = new Set([
  */
 const SERVER_UNAVAILABLE = /^(08|53300$|57P0[123]$)/;
 
-/** Whether an error says the database cannot be reached now, rather than that a statement failed. */
+/**
+ * Whether an error says the database cannot be reached now, rather than that a statement failed.
+ * The driver's write to a socket that has closed (driver-fault.ts) is such an error: it
+ * fails the statement then in flight on that connection, codeless, when the next one is
+ * sent before the driver has noticed the close.
+ */
 export function unavailable(error: unknown): boolean {
+  if (isDriverWriteFault(error)) return true;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return false;
   return error instanceof postgres.PostgresError ? SERVER_UNAVAILABLE.test(code) : CONNECTION_CODES.has(code);

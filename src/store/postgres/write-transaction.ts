@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from "../../domain/errors.js";
+import { ServiceError, StoreUnavailableError } from "../../domain/errors.js";
 import { Deadline } from "./deadline.js";
 import { lockUntilCommit, run, type Db, type Param, type Pg, type RunOptions } from "./driver.js";
 import { translate, unavailable } from "./errors.js";
@@ -107,7 +107,10 @@ export class WriteTransaction {
       return result;
     } catch (error) {
       if (!this.lost) sound = await this.db.run("ROLLBACK").then(() => !this.lost, () => false);
-      throw translate(error);
+      const translated = translate(error);
+      // Whatever failed on a connection that was lost failed with it: PostgreSQL rolls back, and a retry may succeed.
+      if (this.lost && !(translated instanceof ServiceError)) throw new StoreUnavailableError(undefined, { cause: error });
+      throw translated;
     } finally {
       if (sound && !this.lost) {
         if (this.raw) this.raw.onclose = null;
