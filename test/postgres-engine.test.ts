@@ -1,11 +1,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { InvalidInputError, NotFoundError } from "../src/domain/errors.js";
-import type { Bloc, Field } from "../src/domain/model.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
-import type { NewRecord, Tx } from "../src/domain/ports/store.js";
+import type { Tx } from "../src/domain/ports/store.js";
 import { freshDatabaseUrl, testEngine, type TestDatabase } from "./support/database.js";
+import { bloc, record } from "./support/store-fixtures.js";
 
 /*
  * What only the PostgreSQL engine does, beside the contract both engines keep
@@ -38,22 +38,6 @@ after(async () => {
   for (const database of databases) await database.drop();
 });
 
-const TEXT: Omit<Field, "slug" | "name"> = {
-  type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
-  indexed: false, applyProfileFilter: false,
-};
-
-function bloc(id: string, fields: Partial<Field>[]): Bloc {
-  return {
-    id, name: `Bloc ${id}`, openToAllUsers: false, acceptingData: true, restriction: "none", moduleId: null,
-    requireJob: false, scanLimit: null, scanLimitPeriod: null,
-    fields: fields.map((f, i) => ({ ...TEXT, slug: `field_${i + 1}`, name: `Field ${i + 1}`, ...f })),
-  };
-}
-
-function record(blocId: string, createdAt: string, values: Record<string, string>, userId = "1"): NewRecord {
-  return { blocId, createdAt, userId, submittedStatus: 1, jobId: null, values };
-}
 
 test("several processes opening one new database migrate it once", { skip }, async () => {
   const url = await freshDatabase();

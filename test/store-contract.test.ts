@@ -8,13 +8,13 @@ import { bulkImportRecords } from "../src/domain/bulk-import.js";
 import { claimIdempotencyKey, lockBloc } from "../src/domain/capabilities.js";
 import { countingThreshold, layoutOf } from "../src/domain/counting/keys.js";
 import { ConflictError, NotFoundError } from "../src/domain/errors.js";
-import type { Bloc, Field } from "../src/domain/model.js";
 import { TABLES, type NewEvent, type NewRecord, type Row, type Store } from "../src/domain/ports/store.js";
 import { countVisibleRecords, countValues } from "../src/domain/record-queries.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SqliteStore } from "../src/store/sqlite/sqlite-store.js";
 import { freshPostgresDatabase, testEngine, testFileLabel, type TestDatabase } from "./support/database.js";
 import { assertCountersEqualRecount } from "./support/recount.js";
+import { bloc, record, TEXT } from "./support/store-fixtures.js";
 
 /*
  * The Store's contract (src/domain/ports), run on every engine this run can reach, as
@@ -97,22 +97,6 @@ if (pgSkipped !== undefined) test("store contract: postgres", { skip: pgSkipped 
 
 const AT = "2026-01-01 00:00:00";
 
-const TEXT: Omit<Field, "slug" | "name"> = {
-  type: "text", options: null, required: false, unique: false, maxLength: null, pattern: null, format: null,
-  indexed: false, applyProfileFilter: false,
-};
-
-function bloc(id: string, fields: Partial<Field>[]): Bloc {
-  return {
-    id, name: `Bloc ${id}`, openToAllUsers: false, acceptingData: true, restriction: "none", moduleId: null,
-    requireJob: false, scanLimit: null, scanLimitPeriod: null,
-    fields: fields.map((f, i) => ({ ...TEXT, slug: `field_${i + 1}`, name: `Field ${i + 1}`, ...f })),
-  };
-}
-
-function record(blocId: string, createdAt: string, values: Record<string, string>, userId = "1"): NewRecord {
-  return { blocId, createdAt, userId, submittedStatus: 1, jobId: null, values };
-}
 
 /** Inserts records in one unit of work, counting them as the domain does. */
 async function insert(store: Store, records: readonly NewRecord[], group?: string): Promise<number[]> {
