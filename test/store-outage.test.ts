@@ -298,11 +298,11 @@ test("WORKERS=2 through a cut and a black hole: every request answered in time, 
 });
 
 /**
- * The driver fault itself, outside the service (which no longer provokes it): a reserved
- * connection whose backend is terminated, released, then used (porsager/postgres#1208's
- * sequence) throws from a timer. With the guard the process logs it and goes on.
+ * A script's opening: the driver, the guard when GUARD is "1", and a reserved connection
+ * whose backend has been terminated and whose socket has closed (porsager/postgres#1208's
+ * sequence), as `reserved`.
  */
-const FAULT_SCRIPT = `
+const CLOSED_RESERVED = `
 import postgres from "postgres";
 if (process.env.GUARD === "1") (await import(process.env.GUARD_MODULE)).guardDriverFaults();
 const sql = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
@@ -311,6 +311,14 @@ const reserved = await sql.reserve();
 const [{ pid }] = await reserved\`SELECT pg_backend_pid() AS pid\`;
 await admin\`SELECT pg_terminate_backend(\${pid})\`;
 await new Promise((resolve) => setTimeout(resolve, 300));
+`;
+
+/**
+ * The driver fault itself, outside the service (which no longer provokes it): that
+ * connection, released, then used, throws from a timer. With the guard the process logs
+ * it and goes on.
+ */
+const FAULT_SCRIPT = `${CLOSED_RESERVED}
 reserved.release();
 await Promise.race([sql\`SELECT 1\`.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 1000))]);
 console.log("still running");
@@ -318,27 +326,32 @@ process.exit(0);
 `;
 
 /**
- * The same fault met by a statement instead of a timer: with one statement in flight on a
- * connection whose socket has closed, sending a second one of 1 KB or more writes to the
- * socket at once, and the driver fails the first with that TypeError. The store must
- * take it for the outage it is (503), not for a fault of its own (500).
+ * The same fault met by a statement instead of a timer: with one statement in flight on
+ * that connection, sending a second one of 1 KB or more writes to the socket at once,
+ * and the driver fails the first with that TypeError. The store must take it for the
+ * outage it is (503), not for a fault of its own (500).
  */
-const PIPELINE_SCRIPT = `
-import postgres from "postgres";
-(await import(process.env.GUARD_MODULE)).guardDriverFaults();
+const PIPELINE_SCRIPT = `${CLOSED_RESERVED}
 const { translate } = await import(process.env.ERRORS_MODULE);
-const sql = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
-const admin = postgres(process.env.URL, { max: 1, onnotice: () => undefined });
-const reserved = await sql.reserve();
-const [{ pid }] = await reserved\`SELECT pg_backend_pid() AS pid\`;
-await admin\`SELECT pg_terminate_backend(\${pid})\`;
-await new Promise((resolve) => setTimeout(resolve, 300));
 const first = reserved.unsafe("SELECT 1").then(() => "answered", (error) => error);
 reserved.unsafe("SELECT '" + "x".repeat(2000) + "'").catch(() => undefined);
 const error = await first;
 console.log(JSON.stringify({ message: error.message, translated: translate(error).constructor.name }));
 process.exit(0);
 `;
+
+/** Runs a script from the project, so that it finds the driver the service uses; its exit code and output. */
+function runScript(script: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: path.resolve(path.dirname(SERVER_ENTRY), "../.."), env: { ...process.env, ...env },
+    });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+    child.once("close", (code) => resolve({ code, output }));
+  });
+}
 
 test("a start, and a worker replaced during an outage, wait for PostgreSQL instead of exiting", { skip: PG_ONLY, timeout: 120_000 }, async () => {
   const workspace = await freshWorkspace("outage-start");
@@ -386,35 +399,16 @@ test("a driver write to a closed connection does not end the process, and fails 
   const workspace = await freshWorkspace("driver-fault");
   try {
     const guardModule = path.join(path.dirname(SERVER_ENTRY), "store/postgres/driver-fault.js");
-    const runScript = (guard: boolean): Promise<{ code: number | null; output: string }> => new Promise((resolve) => {
-      // Run from the project, so that the script finds the driver the service uses.
-      const child = spawn(process.execPath, ["--input-type=module", "-e", FAULT_SCRIPT], {
-        cwd: path.resolve(path.dirname(SERVER_ENTRY), "../.."),
-        env: { ...process.env, URL: workspace.databaseUrl, GUARD: guard ? "1" : "0", GUARD_MODULE: guardModule },
-      });
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-      child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-      child.once("close", (code) => resolve({ code, output }));
-    });
-    const unguarded = await runScript(false);
+    const env = { URL: workspace.databaseUrl, GUARD_MODULE: guardModule };
+    const unguarded = await runScript(FAULT_SCRIPT, { ...env, GUARD: "0" });
     assert.equal(unguarded.code, 1, `the fault is real: without the guard it ends the process: ${unguarded.output}`);
     assert.match(unguarded.output, /reading 'write'/);
-    const guarded = await runScript(true);
+    const guarded = await runScript(FAULT_SCRIPT, { ...env, GUARD: "1" });
     assert.equal(guarded.code, 0, guarded.output);
     assert.match(guarded.output, /still running/);
     assert.match(guarded.output, /postgres#1154/);
 
-    const pipelined = await new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--input-type=module", "-e", PIPELINE_SCRIPT], {
-        cwd: path.resolve(path.dirname(SERVER_ENTRY), "../.."),
-        env: { ...process.env, URL: workspace.databaseUrl, GUARD_MODULE: guardModule, ERRORS_MODULE: path.join(path.dirname(guardModule), "errors.js") },
-      });
-      let output = "";
-      child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-      child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-      child.once("close", (code) => resolve({ code, output }));
-    });
+    const pipelined = await runScript(PIPELINE_SCRIPT, { ...env, GUARD: "1", ERRORS_MODULE: path.join(path.dirname(guardModule), "errors.js") });
     assert.equal(pipelined.code, 0, pipelined.output);
     const seen = JSON.parse(pipelined.output.split("\n").find((line) => line.startsWith("{")) ?? "{}") as { message?: string; translated?: string };
     assert.match(seen.message ?? "", /reading 'write'/, `the statement in flight failed with the driver's fault: ${pipelined.output}`);
