@@ -11,7 +11,7 @@ import type { Sockets } from "./sockets.js";
  * place in the pool for the minutes TCP takes to give up.
  */
 export class Deadline {
-  private constructor(readonly at: number, private readonly ms: number, private readonly sockets: Sockets | undefined) {}
+  private constructor(readonly at: number, readonly ms: number, private readonly sockets: Sockets | undefined) {}
 
   /** No deadline: work outside requests (migrations, bulk imports, backups, a CLI's copy). */
   static readonly NONE = new Deadline(Infinity, 0, undefined);

@@ -20,9 +20,10 @@ const CONNECTION_CODES = new Set([
 
 /**
  * PostgreSQL's own "not now" answers: 08… connection exceptions, 53300 too many
- * connections, 57P01–57P03 a server shutting down, crashed or starting up.
+ * connections, 57P01–57P03 a server shutting down, crashed or starting up, 25P03 a
+ * session ended for idling in a transaction (write-transaction.ts IDLE_LIMIT_DEADLINES).
  */
-const SERVER_UNAVAILABLE = /^(08|53300$|57P0[123]$)/;
+const SERVER_UNAVAILABLE = /^(08|53300$|57P0[123]$|25P03$)/;
 
 /**
  * Whether an error says the database cannot be reached now, rather than that a statement failed.

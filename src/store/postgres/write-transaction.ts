@@ -17,6 +17,16 @@ interface RawConnection {
 }
 
 /**
+ * How many store deadlines a request's transaction may sit idle, waiting for the service,
+ * before PostgreSQL ends its session itself. The service never makes it wait that long:
+ * past one deadline it cuts the connection. So only a transaction whose connection was
+ * lost without PostgreSQL noticing (a partition that drops packets) reaches it, and this
+ * frees its bloc's lock even when the service could not name the session to end
+ * (orphans.ts), or is gone.
+ */
+const IDLE_LIMIT_DEADLINES = 2;
+
+/**
  * One write transaction, on a connection reserved for it. BEGIN, COMMIT and the
  * savepoint of each unit are written by hand rather than with the driver's sql.begin:
  * each is sent ahead of the statements that follow instead of waiting for its own
@@ -54,7 +64,7 @@ export class WriteTransaction {
   /** The server session's pid, from BEGIN's execution: what ends it if this connection is lost (orphans.ts). */
   private pid: number | null = null;
 
-  private constructor(private readonly reserved: Reserved, private readonly orphans: Orphans | undefined) {
+  private constructor(private readonly reserved: Reserved, private readonly orphans: Orphans | undefined, private readonly idleLimitMs: number) {
     const conn: Pg = reserved;
     this.connection = conn;
     const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
@@ -84,7 +94,7 @@ export class WriteTransaction {
         conn.release();
         throw new StoreUnavailableError();
       }
-      session = new WriteTransaction(conn, orphans);
+      session = new WriteTransaction(conn, orphans, deadline.ms * IDLE_LIMIT_DEADLINES);
       return session.complete(work);
     }, () => {
       abandoned = true;
@@ -96,6 +106,7 @@ export class WriteTransaction {
     let sound = false;
     try {
       this.begin();
+      if (this.idleLimitMs > 0) this.send(`SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(this.idleLimitMs)}`);
       const result = await work(this);
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own rejection, passed on as it came
       if (this.failure !== undefined) throw this.failure;
