@@ -145,6 +145,35 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
   }
 });
 
+/**
+ * Runs adds from six writers into a black hole until one transaction holds its bloc's
+ * lock at the cut, then brings the route back without telling PostgreSQL anything of the
+ * swallowed connections (`caught` runs just before, once there are such sessions). Returns
+ * the sessions PostgreSQL still thinks hold the lock.
+ */
+async function catchOrphans(service: Service, direct: ReturnType<typeof connect>, add: () => Promise<Reply>,
+  caught: () => void = () => undefined): Promise<{ orphans: number[]; lockHolders: () => Promise<number[]> }> {
+  // Sessions of the service that hold a bloc's lock in a transaction PostgreSQL still thinks open.
+  const lockHolders = async (): Promise<number[]> => (await direct.unsafe(`SELECT DISTINCT a.pid FROM pg_stat_activity a
+    JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
+    WHERE a.application_name = 'bloc-data' AND a.state LIKE 'idle in transaction%'`)).map((row) => Number(row.pid));
+  let orphans: number[] = [];
+  for (let attempt = 0; attempt < 8 && orphans.length === 0; attempt += 1) {
+    let adding = true;
+    const writers = Array.from({ length: 6 }, async () => { while (adding) await add(); });
+    await new Promise((resolve) => setTimeout(resolve, 150 + attempt * 37));
+    await service.proxy.set("black-hole");
+    adding = false;
+    await Promise.all(writers);
+    orphans = await lockHolders();
+    if (orphans.length > 0) caught();
+    await service.proxy.set("up", { keepSwallowed: true });
+    if (orphans.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  assert.ok(orphans.length > 0, "a black hole caught a transaction holding its bloc's lock");
+  return { orphans, lockHolders };
+}
+
 test("a transaction cut off by a partition PostgreSQL never noticed does not keep its bloc's lock: its session is ended once the server is back", { skip: PG_ONLY, timeout: 120_000 }, async () => {
   const service = await startBehindProxy("outage-orphan", { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
   const { running, admin, blocId } = service;
@@ -153,27 +182,9 @@ test("a transaction cut off by a partition PostgreSQL never noticed does not kee
   const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
     token: admin, json: { scanStationID: blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
   });
-  // Sessions of the service that hold a bloc's lock in a transaction PostgreSQL still thinks open.
-  const lockHolders = async (): Promise<number[]> => (await direct.unsafe(`SELECT DISTINCT a.pid FROM pg_stat_activity a
-    JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
-    WHERE a.application_name = 'bloc-data' AND a.state LIKE 'idle in transaction%'`)).map((row) => Number(row.pid));
   try {
     assert.equal((await add()).status, 200);
-    // A stream of adds, cut off by a black hole mid-transaction: tried until one holds the lock at the cut.
-    let orphans: number[] = [];
-    for (let attempt = 0; attempt < 8 && orphans.length === 0; attempt += 1) {
-      let adding = true;
-      const writers = Array.from({ length: 6 }, async () => { while (adding) await add(); });
-      await new Promise((resolve) => setTimeout(resolve, 150 + attempt * 37));
-      await service.proxy.set("black-hole");
-      adding = false;
-      await Promise.all(writers);
-      orphans = await lockHolders();
-      // Back up without telling PostgreSQL anything of the swallowed connections.
-      await service.proxy.set("up", { keepSwallowed: true });
-      if (orphans.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    assert.ok(orphans.length > 0, "a black hole caught a transaction holding its bloc's lock");
+    const { orphans, lockHolders } = await catchOrphans(service, direct, add);
     // The service ends the session it lost, so the lock is free and adds succeed again. (Pooled
     // connections still in the kept hole are found dead one deadline at a time meanwhile, so
     // this allows more than the 5 s a reset route recovers in; without the fix, never.)
@@ -191,6 +202,31 @@ test("a transaction cut off by a partition PostgreSQL never noticed does not kee
       assert.fail(`adds to the bloc succeed again: ${again.text}; orphans at the cut ${orphans.join(",")}; sessions now ${JSON.stringify(sessions)}`);
     }
     assert.deepEqual((await lockHolders()).filter((pid) => orphans.includes(pid)), [], "the orphaned sessions are gone");
+  } finally {
+    await direct.end();
+    await service.stop();
+  }
+});
+
+test("a session orphaned by a partition is ended by PostgreSQL itself after two store deadlines idle, even when the service is gone", { skip: PG_ONLY, timeout: 120_000 }, async () => {
+  const service = await startBehindProxy("outage-orphan-alone", { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
+  const { running, admin, blocId } = service;
+  const direct = connect(service.databaseUrl, 1);
+  let part = 0;
+  const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
+    token: admin, json: { scanStationID: blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
+  });
+  try {
+    assert.equal((await add()).status, 200);
+    // Killed while the route swallows everything: the service can end nothing, and PostgreSQL learns nothing.
+    const { orphans, lockHolders } = await catchOrphans(service, direct, add, () => running.child.kill("SIGKILL"));
+    const back = performance.now();
+    let left = orphans;
+    while (left.length > 0 && performance.now() - back < 15_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      left = (await lockHolders()).filter((pid) => orphans.includes(pid));
+    }
+    assert.deepEqual(left, [], "PostgreSQL ended the orphaned sessions itself");
   } finally {
     await direct.end();
     await service.stop();

@@ -72,7 +72,12 @@ export function startProcess(env: Record<string, string>, cwd: string, entry = S
         url: match[1]!,
         child,
         output: () => output,
-        stop: () => new Promise((done) => { child.once("exit", () => done()); child.kill("SIGTERM"); }),
+        // A child that has exited already (a test killed it) has no exit left to wait for.
+        stop: () => new Promise((done) => {
+          if (child.exitCode !== null || child.signalCode !== null) return done();
+          child.once("exit", () => done());
+          child.kill("SIGTERM");
+        }),
       });
     };
     child.stdout.on("data", onData);
