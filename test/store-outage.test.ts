@@ -174,14 +174,19 @@ async function catchOrphans(service: Service, direct: ReturnType<typeof connect>
   return { orphans, lockHolders };
 }
 
-test("a transaction cut off by a partition PostgreSQL never noticed does not keep its bloc's lock: its session is ended once the server is back", { skip: PG_ONLY, timeout: 120_000 }, async () => {
-  const service = await startBehindProxy("outage-orphan", { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
-  const { running, admin, blocId } = service;
+/** A service behind a proxy with a 1 s store deadline and a pool of 3, a direct connection to its database, and an add of a new part. */
+async function orphanBench(name: string): Promise<{ service: Service; direct: ReturnType<typeof connect>; add: () => Promise<Reply> }> {
+  const service = await startBehindProxy(name, { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
   const direct = connect(service.databaseUrl, 1);
   let part = 0;
-  const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
-    token: admin, json: { scanStationID: blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
+  const add = (): Promise<Reply> => call(service.running.url, "POST", "/api/add-data", {
+    token: service.admin, json: { scanStationID: service.blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
   });
+  return { service, direct, add };
+}
+
+test("a transaction cut off by a partition PostgreSQL never noticed does not keep its bloc's lock: its session is ended once the server is back", { skip: PG_ONLY, timeout: 120_000 }, async () => {
+  const { service, direct, add } = await orphanBench("outage-orphan");
   try {
     assert.equal((await add()).status, 200);
     const { orphans, lockHolders } = await catchOrphans(service, direct, add);
@@ -209,13 +214,8 @@ test("a transaction cut off by a partition PostgreSQL never noticed does not kee
 });
 
 test("a session orphaned by a partition is ended by PostgreSQL itself after two store deadlines idle, even when the service is gone", { skip: PG_ONLY, timeout: 120_000 }, async () => {
-  const service = await startBehindProxy("outage-orphan-alone", { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
-  const { running, admin, blocId } = service;
-  const direct = connect(service.databaseUrl, 1);
-  let part = 0;
-  const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
-    token: admin, json: { scanStationID: blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
-  });
+  const { service, direct, add } = await orphanBench("outage-orphan-alone");
+  const { running } = service;
   try {
     assert.equal((await add()).status, 200);
     // Killed while the route swallows everything: the service can end nothing, and PostgreSQL learns nothing.
