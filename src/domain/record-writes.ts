@@ -70,6 +70,13 @@ async function layout(view: StoreReads, blocId: string): Promise<Layout> {
   return layoutOf(bloc ?? { fields: [] });
 }
 
+/** A locked bloc's layout, read once per transaction: no change of its profile fields can commit meanwhile. */
+async function lockedLayout(tx: Tx, blocId: string): Promise<Layout> {
+  let known = tx.layouts.get(blocId);
+  if (!known) tx.layouts.set(blocId, known = await layout(tx, blocId));
+  return known;
+}
+
 /**
  * Scan limits count what is committed and what this transaction's earlier units added
  * (a group commit writes their counters only at its end). The period always starts at
@@ -139,7 +146,7 @@ export async function insertRecord(tx: Tx, record: NewRecord, plan: InsertPlan):
   }
   const id = await tx.records.insertRecord({ ...record, values });
   for (const file of plan.files) await tx.files.insertFile(file, blocId, id, record.createdAt);
-  tx.deltas.add({ ...record, values }, await layout(tx, blocId), 1);
+  tx.deltas.add({ ...record, values }, await lockedLayout(tx, blocId), 1);
   await tx.events.appendEvents(blocId, [recordAdded({ ...record, id, values }, plan.tokenId)]);
   return { id, values, replacements };
 }

@@ -1,6 +1,7 @@
 import { CounterDeltas } from "./counting/deltas.js";
 import { settleCounters } from "./counting/settle.js";
 import { StoreUnavailableError } from "./errors.js";
+import type { Layout } from "./counting/keys.js";
 import type { Capabilities, TransactionOptions, Tx, TxViews } from "./ports/store.js";
 
 /** TransactionOptions, plus what an engine adds for its own transactions. */
@@ -19,9 +20,13 @@ export interface TransactionEngine<S> {
   /**
    * Opens a write transaction, runs `work`, commits; rolls back and rethrows if `work`
    * throws. An engine that honours `deadline` fails it as the store being unavailable
-   * once it passes, and makes sure it does not commit afterwards.
+   * once it passes, and makes sure it does not commit afterwards. `units`: how many units
+   * will run in it. With more than one, an engine may send a unit's writes without
+   * waiting for their answers, so that the next unit starts at once; if one of those
+   * writes then fails, the transaction fails with UnitWritesFailedError, and the units
+   * run again, one at a time (units > 1 is never asked again for them).
    */
-  transaction<T>(work: (session: S) => Promise<T>, deadline?: number): Promise<T>;
+  transaction<T>(work: (session: S) => Promise<T>, deadline?: number, units?: number): Promise<T>;
   /** Runs `work` in a savepoint of the session's transaction; rolls back to it and rethrows if `work` throws. */
   savepoint<T>(session: S, work: () => Promise<T>): Promise<T>;
   /** Every view of the store on the open transaction: what its units read and write through. */
@@ -44,11 +49,23 @@ interface Queued {
 
 type Outcome = { readonly value: unknown } | { readonly error: unknown };
 
+/**
+ * A write a unit sent without waiting failed after its unit had gone on: which unit it
+ * undid, and what the units after it saw, is no longer known, so the transaction is
+ * rolled back and its units run again one at a time. Never reaches a client.
+ */
+export class UnitWritesFailedError extends Error {
+  constructor(cause: unknown) {
+    super("a write sent ahead in a group commit failed", { cause });
+    this.name = "UnitWritesFailedError";
+  }
+}
+
 const NOTHING_PENDING = new CounterDeltas();
 
 /** A unit of work: the transaction's views, with the counter changes of the unit and of those before it. */
-function unit(views: TxViews, deltas: CounterDeltas, pending: CounterDeltas): Tx {
-  return { ...views, deltas, pending };
+function unit(views: TxViews, deltas: CounterDeltas, pending: CounterDeltas, layouts: Map<string, Layout>): Tx {
+  return { ...views, deltas, pending, layouts };
 }
 
 /**
@@ -57,6 +74,9 @@ function unit(views: TxViews, deltas: CounterDeltas, pending: CounterDeltas): Tx
  * the group's previous transaction is running share the next one, each in a savepoint
  * of its own, and their counter changes are merged and settled once before the commit
  * (domain/counting/settle.ts).
+ * An engine may let the units of a group go on without waiting for their writes'
+ * answers; if one of those writes fails, the group runs again, each unit waiting for its
+ * own (UnitWritesFailedError).
  * Many answers then cost one sync to disk and one write per counter row. No answer is
  * given before the transaction holding it has committed and is on disk (`durable`, on an
  * engine whose commits are not durable as they return); the group's next transaction may
@@ -81,7 +101,7 @@ export class Transactions<S> {
       return this.engine.transaction(async (session) => {
         const views = this.engine.views(session);
         const deltas = new CounterDeltas();
-        const result = await work(unit(views, deltas, NOTHING_PENDING));
+        const result = await work(unit(views, deltas, NOTHING_PENDING, new Map()));
         if (!deltas.empty) await settleCounters(views, deltas);
         return result;
       }, options.deadline).then(async (result) => {
@@ -103,6 +123,34 @@ export class Transactions<S> {
       // Waiting one turn lets the requests that arrived together join the batch.
       if (!this.running.has(group)) setImmediate(() => void this.flush(group));
     });
+  }
+
+  /**
+   * Runs a batch's units in one transaction, each in a savepoint; a unit that throws is
+   * rolled back alone. Returns each unit's outcome once committed.
+   */
+  private async runBatch(batch: readonly Queued[], deadline: number | undefined, units: number): Promise<Outcome[]> {
+    let outcomes: Outcome[] = [];
+    await this.engine.transaction(async (session) => {
+      outcomes = [];
+      const views = this.engine.views(session);
+      const pending = new CounterDeltas();
+      let layouts = new Map<string, Layout>();
+      for (const item of batch) {
+        const deltas = new CounterDeltas();
+        try {
+          const value = await this.engine.savepoint(session, () => item.work(unit(views, deltas, pending, layouts)));
+          pending.merge(deltas);
+          outcomes.push({ value });
+        } catch (error) {
+          if (error instanceof UnitWritesFailedError) throw error;
+          layouts = new Map();
+          outcomes.push({ error });
+        }
+      }
+      if (!pending.empty) await settleCounters(views, pending);
+    }, deadline, units);
+    return outcomes;
   }
 
   /** A unit whose caller stopped waiting before its transaction began: it never runs. */
@@ -129,22 +177,12 @@ export class Transactions<S> {
     let outcomes: Outcome[] = [];
     let failure: { readonly error: unknown } | undefined;
     try {
-      await this.engine.transaction(async (session) => {
-        outcomes = [];
-        const views = this.engine.views(session);
-        const pending = new CounterDeltas();
-        for (const item of batch) {
-          const deltas = new CounterDeltas();
-          try {
-            const value = await this.engine.savepoint(session, () => item.work(unit(views, deltas, pending)));
-            pending.merge(deltas);
-            outcomes.push({ value });
-          } catch (error) {
-            outcomes.push({ error });
-          }
-        }
-        if (!pending.empty) await settleCounters(views, pending);
-      }, deadline);
+      try {
+        outcomes = await this.runBatch(batch, deadline, batch.length);
+      } catch (error) {
+        if (!(error instanceof UnitWritesFailedError)) throw error;
+        outcomes = await this.runBatch(batch, deadline, 1);
+      }
     } catch (error) {
       failure = { error };
     } finally {

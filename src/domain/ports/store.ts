@@ -1,4 +1,5 @@
 import type { CounterDeltas } from "../counting/deltas.js";
+import type { Layout } from "../counting/keys.js";
 import type { AccessStore } from "./access.js";
 import type { AccountStore } from "./accounts.js";
 import type { BlocStore } from "./blocs.js";
@@ -45,6 +46,12 @@ export interface Tx extends TxViews {
    * and are not in the counter tables yet.
    */
   readonly pending: CounterDeltas;
+  /**
+   * Bloc layouts read in this transaction, under the bloc's lock: the units of a group
+   * commit read a bloc's once. Emptied when a unit fails (its rollback may let go of a
+   * lock it took).
+   */
+  readonly layouts: Map<string, Layout>;
 }
 
 export interface TransactionOptions {

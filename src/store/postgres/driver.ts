@@ -102,6 +102,19 @@ export interface Db {
   run<T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]>;
 }
 
+/** One write transaction's connection (write-transaction.ts). */
+export interface TxDb extends Db {
+  /**
+   * Sends a write without waiting for its answer. Its failure fails the unit it was sent
+   * in; once units run ahead (`pipelining`), the whole transaction (UnitWritesFailedError).
+   */
+  ahead(text: string, params: readonly Param[]): void;
+  /** Whether the transaction's units go on without waiting for their writes' answers (a group commit of several). */
+  readonly pipelining: boolean;
+  /** An ID for a new record, taken from the sequence ahead of its INSERT (with `pipelining`). */
+  recordId(): Promise<number>;
+}
+
 /** Statements on a pool, or on one transaction's connection. */
 export function onPool(pool: Queryable): Db {
   return { run: (text, params, options) => run(pool, text, params, options) };

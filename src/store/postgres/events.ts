@@ -4,7 +4,7 @@ import {
   toDelivery, toLane, toStoredEvent, toWebhook, webhookRow,
   type DeliveryRow, type EventRow, type LaneRow, type WebhookRow,
 } from "../event-rows.js";
-import { storable, type Db, type Param } from "./driver.js";
+import { storable, type Db, type Param, type TxDb } from "./driver.js";
 
 /*
  * Events and webhooks in the PostgreSQL engine. A bloc's events are numbered by an
@@ -36,11 +36,11 @@ export function appendParams(blocId: string, events: readonly NewEvent[]): Param
 
 /**
  * Sent without waiting for its answer (a round trip saved per add in a group commit): a
- * failure is kept by the session and fails the transaction (write-transaction.ts).
+ * failure is kept by the transaction (write-transaction.ts).
  */
-export function appendEvents(db: Db, blocId: string, events: readonly NewEvent[]): void {
+export function appendEvents(db: TxDb, blocId: string, events: readonly NewEvent[]): void {
   if (events.length === 0) return;
-  db.run(APPEND, appendParams(blocId, events)).catch(() => undefined);
+  db.ahead(APPEND, appendParams(blocId, events));
 }
 
 export async function createWebhook(db: Db, webhook: Webhook): Promise<void> {

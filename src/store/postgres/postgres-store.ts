@@ -163,7 +163,7 @@ export class PostgresStore implements Store {
   private engine(): TransactionEngine<WriteTransaction> {
     return {
       capabilities: this.capabilities,
-      transaction: async <T>(work: (session: WriteTransaction) => Promise<T>, deadline?: number): Promise<T> => {
+      transaction: async <T>(work: (session: WriteTransaction) => Promise<T>, deadline?: number, units?: number): Promise<T> => {
         let wroteConfig = false;
         try {
           const result = await WriteTransaction.run(this.pool, async (session) => {
@@ -172,7 +172,7 @@ export class PostgresStore implements Store {
             } finally {
               wroteConfig = session.wroteConfig;
             }
-          }, this.deadlineAt(deadline), this.orphans);
+          }, this.deadlineAt(deadline), this.orphans, units);
           // Committed: readers in this turn of the event loop must look at the generation again.
           if (wroteConfig) this.cache.changed();
           return result;

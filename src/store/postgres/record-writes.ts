@@ -1,7 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter } from "../../domain/model.js";
 import type { NewFile, NewRecord } from "../../domain/ports/store.js";
-import { lockUntilCommit, type Db } from "./driver.js";
+import { lockUntilCommit, type Db, type Param, type TxDb } from "./driver.js";
 import { Params, whereSql } from "./filters.js";
 import { drivingField } from "./value-driver.js";
 
@@ -21,11 +21,21 @@ function objectParams(values: Readonly<Record<string, string>>): [string[], stri
   return [entries.map(([slug]) => slug), entries.map(([, value]) => value)];
 }
 
-export async function insertRecord(db: Db, record: NewRecord): Promise<number> {
-  const [row] = await db.run<{ id: number }>(`
-    INSERT INTO records (bloc_id, created_at, user_id, submitted_status, job_id, data)
-    VALUES ($1::text, $2::text, $3::text, $4::integer, $5::text, jsonb_object($6::text[], $7::text[])) RETURNING id`,
-  [record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId, ...objectParams(record.values)]);
+const RECORD_COLUMNS = "bloc_id, created_at, user_id, submitted_status, job_id, data";
+const RECORD_VALUES = "$1::text, $2::text, $3::text, $4::integer, $5::text, jsonb_object($6::text[], $7::text[])";
+
+/**
+ * In a group commit of several units the record's ID is taken ahead (db.recordId) and the
+ * INSERT sent without waiting, so the next unit starts at once; alone, it waits.
+ */
+export async function insertRecord(db: TxDb, record: NewRecord): Promise<number> {
+  const params: Param[] = [record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId, ...objectParams(record.values)];
+  if (db.pipelining) {
+    const id = await db.recordId();
+    db.ahead(`INSERT INTO records (id, ${RECORD_COLUMNS}) VALUES ($8::bigint, ${RECORD_VALUES})`, [...params, id]);
+    return id;
+  }
+  const [row] = await db.run<{ id: number }>(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (${RECORD_VALUES}) RETURNING id`, params);
   return row!.id;
 }
 

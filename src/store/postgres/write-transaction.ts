@@ -1,6 +1,7 @@
 import { ServiceError, StoreUnavailableError } from "../../domain/errors.js";
+import { UnitWritesFailedError } from "../../domain/transactions.js";
 import { Deadline } from "./deadline.js";
-import { lockUntilCommit, run, type Db, type Param, type Pg, type RunOptions } from "./driver.js";
+import { lockUntilCommit, run, type Param, type Pg, type RunOptions, type TxDb } from "./driver.js";
 import { translate, unavailable } from "./errors.js";
 import type { Orphans } from "./orphans.js";
 
@@ -37,6 +38,13 @@ const IDLE_LIMIT_DEADLINES = 2;
  * refuses everything after it until a rollback; and a COMMIT that PostgreSQL answers
  * with ROLLBACK is a failure, never a success.
  *
+ * In a group commit of several units, a unit's writes that nobody reads back (its
+ * record, with an ID taken ahead; its event) are not waited for either: the next unit
+ * starts at once, and the whole group's statements go to PostgreSQL back to back instead
+ * of a round trip or two per unit. A write so sent ahead that fails has made every later
+ * statement fail too, whichever unit sent it, so the transaction then fails as a whole
+ * (UnitWritesFailedError) and the group runs again, each unit waiting for its own.
+ *
  * A connection that was lost (reset, closed, cut at the deadline) is never written to or
  * released again: the driver has already put it back among its closed connections, and
  * a write on it, or its release into the open ones, would throw from a timer and kill
@@ -47,9 +55,15 @@ const IDLE_LIMIT_DEADLINES = 2;
 export class WriteTransaction {
   /** Whether the transaction changed users, tokens, blocs or access: it then reads those uncached. */
   wroteConfig = false;
-  readonly db: Db;
+  readonly db: TxDb;
   /** The first statement that failed since the transaction, or the running unit, began. */
   private failure: unknown;
+  /** Writes sent ahead (TxDb.ahead), and the first of them that failed. */
+  private readonly ahead: Promise<unknown>[] = [];
+  private aheadFailure: { readonly error: unknown } | undefined;
+  /** Units begun, and record IDs taken from the sequence for those still to come. */
+  private unitsBegun = 0;
+  private ids: number[] = [];
   /** Blocs whose lock the transaction holds for good: taken outside any unit, or by a unit that was kept. */
   private readonly locked = new Set<string>();
   /** Blocs locked by the running unit: PostgreSQL releases them if its savepoint is rolled back. */
@@ -64,7 +78,8 @@ export class WriteTransaction {
   /** The server session's pid, from BEGIN's execution: what ends it if this connection is lost (orphans.ts). */
   private pid: number | null = null;
 
-  private constructor(private readonly reserved: Reserved, private readonly orphans: Orphans | undefined, private readonly idleLimitMs: number) {
+  private constructor(private readonly reserved: Reserved, private readonly orphans: Orphans | undefined, private readonly idleLimitMs: number,
+    private readonly units: number) {
     const conn: Pg = reserved;
     this.connection = conn;
     const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
@@ -75,7 +90,17 @@ export class WriteTransaction {
       });
       return sent;
     };
-    this.db = { run: send };
+    const pipelining = units > 1;
+    this.db = {
+      run: send,
+      pipelining,
+      ahead: (text, params) => {
+        const sent = send(text, params);
+        this.ahead.push(sent);
+        sent.catch((error: unknown) => { this.aheadFailure ??= { error }; });
+      },
+      recordId: () => this.recordId(),
+    };
   }
 
   /**
@@ -84,7 +109,7 @@ export class WriteTransaction {
    * its connection is cut, so that it can never commit afterwards (a COMMIT already sent
    * may still have committed: the client cannot know, and Idempotency-Key makes its retry safe).
    */
-  static async run<T>(pool: Pg, work: (session: WriteTransaction) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans): Promise<T> {
+  static async run<T>(pool: Pg, work: (session: WriteTransaction) => Promise<T>, deadline = Deadline.NONE, orphans?: Orphans, units = 1): Promise<T> {
     let session: WriteTransaction | undefined;
     let abandoned = false;
     return deadline.run(async () => {
@@ -94,7 +119,7 @@ export class WriteTransaction {
         conn.release();
         throw new StoreUnavailableError();
       }
-      session = new WriteTransaction(conn, orphans, deadline.ms * IDLE_LIMIT_DEADLINES);
+      session = new WriteTransaction(conn, orphans, deadline.ms * IDLE_LIMIT_DEADLINES, units);
       return session.complete(work);
     }, () => {
       abandoned = true;
@@ -108,6 +133,7 @@ export class WriteTransaction {
       this.begin();
       if (this.idleLimitMs > 0) this.send(`SET LOCAL idle_in_transaction_session_timeout = ${Math.ceil(this.idleLimitMs)}`);
       const result = await work(this);
+      await this.aheadAnswered();
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own rejection, passed on as it came
       if (this.failure !== undefined) throw this.failure;
       // Checked before COMMIT is sent: on a lost connection it would go nowhere, or to another's.
@@ -118,6 +144,10 @@ export class WriteTransaction {
       return result;
     } catch (error) {
       if (!this.lost) sound = await this.db.run("ROLLBACK").then(() => !this.lost, () => false);
+      // A write sent ahead failed: every statement after it failed with it, whichever unit sent them.
+      if (!this.lost && this.db.pipelining && this.aheadFailure !== undefined) {
+        throw error instanceof UnitWritesFailedError ? error : new UnitWritesFailedError(this.aheadFailure.error);
+      }
       const translated = translate(error);
       // Whatever failed on a connection that was lost failed with it: PostgreSQL rolls back, and a retry may succeed.
       if (this.lost && !(translated instanceof ServiceError)) throw new StoreUnavailableError(undefined, { cause: error });
@@ -168,6 +198,7 @@ export class WriteTransaction {
    * so one savepoint name serves them all: ROLLBACK TO goes back to the latest.
    */
   async unit<T>(work: () => Promise<T>): Promise<T> {
+    this.unitsBegun += 1;
     this.send("SAVEPOINT unit");
     this.failure = undefined;
     this.unitLocks = new Set();
@@ -180,6 +211,8 @@ export class WriteTransaction {
       this.send("RELEASE SAVEPOINT unit");
       return result;
     } catch (error) {
+      // Whatever an earlier unit sent ahead is answered before this unit is rolled back.
+      await this.aheadAnswered();
       this.failure = undefined;
       await this.db.run("ROLLBACK TO SAVEPOINT unit");
       throw translate(error);
@@ -196,6 +229,26 @@ export class WriteTransaction {
     if (this.locked.has(blocId) || this.unitLocks?.has(blocId)) return;
     await lockUntilCommit(this.db, "bloc", blocId);
     (this.unitLocks ?? this.locked).add(blocId);
+  }
+
+  /**
+   * Waits for the answers of the writes sent ahead. When units run ahead of them, one
+   * that failed fails the transaction: it may belong to a unit already counted as kept.
+   */
+  private async aheadAnswered(): Promise<void> {
+    await Promise.allSettled(this.ahead);
+    if (this.db.pipelining && this.aheadFailure !== undefined) throw new UnitWritesFailedError(this.aheadFailure.error);
+  }
+
+  /** IDs for the records of this unit and the units still to come, taken in one statement when first needed. */
+  private async recordId(): Promise<number> {
+    if (this.ids.length === 0) {
+      const wanted = Math.max(1, this.units - this.unitsBegun + 1);
+      const rows = await this.db.run<{ id: number }>(
+        "SELECT nextval(pg_get_serial_sequence('records', 'id')) AS id FROM generate_series(1, $1::integer)", [wanted]);
+      this.ids = rows.map((row) => row.id);
+    }
+    return this.ids.shift()!;
   }
 
   /** Sends a statement without waiting for its answer; a failure is kept, to fail the unit or transaction. */
