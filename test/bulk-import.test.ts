@@ -98,8 +98,13 @@ test("a bulk import into a bloc that holds records merges its counts into the co
   }
   await server.ctx.store.transaction((tx) => importRecords(tx, records(7_000, 500, owners)));
   // Values and days shared with what is there (counters merged), and new ones.
+  // Several batches: the bloc is recounted once loaded.
   const result = await bulkImportRecords(server.ctx.store, blocId, [...records(0, 3_000, owners), ...records(20_000, 2_000, owners)], 1_500);
   assert.equal(result.count, 5_000);
+  await assertCountersEqualRecount(server.ctx.store);
+  // One batch: its counter changes are settled as one write's.
+  const single = await bulkImportRecords(server.ctx.store, blocId, [...records(1_000, 300, owners), ...records(30_000, 300, owners)]);
+  assert.equal(single.count, 600);
   await assertCountersEqualRecount(server.ctx.store);
 
   // The reads the counters answer agree with the records: a member who sees only Cork.
