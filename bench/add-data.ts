@@ -9,7 +9,7 @@ import { startProcess } from "../test/support/process.js";
 import { cpuMs, load, type Load } from "./measure.js";
 import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc } from "./seed.js";
-import { makeMembers, memberAdds } from "./members.js";
+import { makeMembers, memberAdds, prefill } from "./members.js";
 import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
 
 /*
@@ -19,7 +19,9 @@ import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
  * ratio compares figures taken under the same load of a shared machine; the medians of
  * the rounds are printed at the end. With `--members`, every request is a new record of
  * the bench's shape from one of 20 members in turn (bench/members.ts), as scanners send
- * them, instead of one fixed record from the admin. With `--events`, add-data alone and with one webhook
+ * them, instead of one fixed record from the admin; with `--prefill N` as well, the bloc first
+ * holds N such records (bench/members.ts prefill), so that the adds land in
+ * scopes that count their values, as in a bloc in use rather than a new one. With `--events`, add-data alone and with one webhook
  * and one live stream attached, in alternating rounds (bench/events.ts), instead.
  * `BLOC_BENCH_SERVER_NODE_OPTIONS` is passed to the
  * server process (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
@@ -35,6 +37,7 @@ const STORE = option("--store") ?? "sqlite";
 const ROUNDS = Number(option("--rounds") ?? "3");
 const SECONDS = Number(option("--seconds") ?? "3");
 const CONNECTIONS = 32;
+const PREFILL = Number(option("--prefill") ?? "0");
 const PG_POOL = process.env.BLOC_PG_POOL ?? "10";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const say = (line: string): void => { process.stderr.write(`${line}\n`); };
@@ -57,6 +60,10 @@ async function main(): Promise<void> {
     const blocId = await createBenchBloc(ctx, "Adds");
     const members = process.argv.includes("--members")
       ? await makeMembers(ctx, blocId, 20, CATEGORIES[1]!.values) : undefined;
+    if (members && PREFILL > 0) {
+      await prefill(ctx, members, PREFILL);
+      say(`prefilled the bloc with ${PREFILL.toLocaleString("en")} records`);
+    }
     await ctx.store.close();
     const scan: Record<string, string> = {
       ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]!])),

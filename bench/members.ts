@@ -4,7 +4,8 @@ import { issueToken } from "../src/domain/tokens.js";
 import { createUser } from "../src/domain/users.js";
 import type { Load } from "./measure.js";
 import type { Figure } from "./results.js";
-import { COMMENT, randomFrom, recordValues } from "./seed.js";
+import { bulkImportRecords } from "../src/domain/bulk-import.js";
+import { COMMENT, ORDER_REF, SERIAL, randomFrom, record, recordValues } from "./seed.js";
 
 /**
  * add-data as a site's scanners send it: every request a record never sent before (its
@@ -37,6 +38,27 @@ export async function makeMembers(ctx: Context, blocId: string, count: number, s
   return { blocId, users, tokens };
 }
 
+const DAY_MS = 86_400_000;
+/** Records a day in a bloc in use (prefill): enough for its days to count their values (keys.ts: BLOC_COUNTED_ABOVE). */
+export const IN_USE_PER_DAY = 5000;
+
+/**
+ * Fills the members' bloc with `count` records of the bench's shape from the members,
+ * IN_USE_PER_DAY a day up to now (bulk-imported): a bloc in use, whose scopes count their
+ * values, rather than a new one, whose first 2,000 records count none. Their serials and
+ * order refs are their own, so memberAdds never repeats one.
+ */
+export async function prefill(ctx: Context, members: Members, count: number): Promise<void> {
+  const days = count / IN_USE_PER_DAY;
+  const span = { start: Date.now() - days * DAY_MS, ms: days * DAY_MS - 60_000 };
+  const next = randomFrom(0xf111);
+  const records = Array.from({ length: count }, (_, i) => {
+    const made = record(members.blocId, i, count, members.users, next, span);
+    return { ...made, values: { ...made.values, [SERIAL]: `SN-P${i}`, [ORDER_REF]: `P-${i}` } };
+  });
+  await bulkImportRecords(ctx.store, members.blocId, records);
+}
+
 /**
  * add-data bodies, a new record at each call, with the members' tokens round robin.
  * One stream for all connections and for the warm-up too, so that no serial is sent twice.
@@ -58,13 +80,14 @@ export function memberAdds(members: Members): () => { body: unknown; token: stri
 }
 
 /** The row: throughput against the engine's reference (SQLite: the bare Fastify route; PostgreSQL: the driver loop). */
-export function memberAddFigure(add: Load, members: number, connections: number, route: Load, driver: Load | undefined): Figure {
+export function memberAddFigure(add: Load, members: number, connections: number, route: Load, driver: Load | undefined, holding = 0): Figure {
   const reference = driver ?? route;
   const ratio = add.rps / reference.rps;
   const floor = driver ? 0.4 : 0.25;
   const of = driver ? "the driver loop" : "the bare route";
   return {
-    name: `add-data, a new serial, order ref and comment each time, ${members} members, ${connections} connections (durable)`,
+    name: `add-data, a new serial, order ref and comment each time, ${members} members, ${connections} connections (durable)` +
+      (holding > 0 ? `, into a bloc in use (${holding.toLocaleString("en")} records, ${IN_USE_PER_DAY.toLocaleString("en")} a day)` : ", into a new bloc"),
     value: `${Math.round(add.rps).toLocaleString("en")} req/s; ${ratio.toFixed(2)} of ${of}` +
       (driver ? ` (${(add.rps / route.rps).toFixed(2)} of the bare route)` : "") +
       (add.failures > 0 ? ` (${add.failures} of ${add.requests} requests failed)` : ""),

@@ -19,7 +19,7 @@ import { SHIFT_DAY, measureShift, measureWindows, shiftFigures, windowFigures } 
 import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
 import { diskFigures, postgresDisk, sqliteDisk } from "./disk.js";
-import { makeMembers, memberAddFigure, memberAdds, type Members } from "./members.js";
+import { makeMembers, memberAddFigure, memberAdds, prefill, type Members } from "./members.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -46,6 +46,8 @@ const PG_POOL = process.env.BLOC_PG_POOL ?? "10";
 const CONNECTIONS = 32;
 /** Members sending add-data in turn, each with a token of their own. */
 const MEMBERS = 20;
+/** Records in the bloc in use the members also add to (bench/members.ts prefill). */
+const IN_USE = 30_000;
 const LARGE = quick ? 100_000 : 1_000_000;
 const SMALL = 10_000;
 /** Records of the shift bloc, all created on one day. */
@@ -59,6 +61,7 @@ interface Prepared {
   readonly blocs: Record<"small" | "large" | "adds" | "shift", string>;
   readonly tokens: Record<"own" | "profile", string>;
   readonly members: Members;
+  readonly inUse: Members;
   readonly users: readonly string[];
   readonly seeds: { readonly large: SeedReport; readonly small: SeedReport; readonly shift: SeedReport };
 }
@@ -74,6 +77,8 @@ async function prepare(dir: string, admin: string, databaseUrl: string, env: Rec
     shift: await createBenchBloc(ctx, "Shift"),
   };
   const members = await makeMembers(ctx, await createBenchBloc(ctx, "Members"), MEMBERS, SITES);
+  const inUse = await makeMembers(ctx, await createBenchBloc(ctx, "Members, in use"), MEMBERS, SITES);
+  await prefill(ctx, inUse, IN_USE);
   const how: Record<SeedPath, string> = { bulk: "by bulk import", rebuild: "as rows, then rebuildCounters", store: "through the store" };
   say(`seeding ${LARGE.toLocaleString("en")} + ${SMALL.toLocaleString("en")} + ${SHIFT.toLocaleString("en")} records (${how[SEED_PATH]})…`);
   const seeder = new Seeder(ctx, users);
@@ -93,7 +98,7 @@ async function prepare(dir: string, admin: string, databaseUrl: string, env: Rec
   await setProfile(ctx, lead, ["Dublin"]);
   const tokens = { own: (await issueToken(ctx, own, {})).token, profile: (await issueToken(ctx, lead, {})).token };
   await ctx.store.close();
-  return { blocs, tokens, members, users, seeds: { large, small, shift } };
+  return { blocs, tokens, members, inUse, users, seeds: { large, small, shift } };
 }
 
 /** Where the run keeps its records, and how to describe and remove it. */
@@ -166,7 +171,7 @@ async function main(): Promise<void> {
       say(`PostgreSQL database ${pg.name}${KEEP_DB ? ` (kept at the end: ${pg.url})` : ""}`);
       if (!KEEP_DB) cleanups.push(() => pg.drop());
     }
-    const { blocs, tokens, members, users, seeds } = await prepare(dir, admin, engine.databaseUrl, engine.env);
+    const { blocs, tokens, members, inUse, users, seeds } = await prepare(dir, admin, engine.databaseUrl, engine.env);
     const env = {
       ...engine.env, DATABASE_URL: engine.databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"),
       BLOC_ADMIN_TOKEN: admin, BLOC_LOG_LEVEL: "warn",
@@ -215,6 +220,10 @@ async function main(): Promise<void> {
     const memberAdd = await load({
       url: api("/api/add-data"), method: "POST", connections: CONNECTIONS, seconds: SECONDS, next: memberAdds(members),
     });
+    say(`the same into a bloc in use, holding ${IN_USE.toLocaleString("en")} records…`);
+    const memberAddInUse = await load({
+      url: api("/api/add-data"), method: "POST", connections: CONNECTIONS, seconds: SECONDS, next: memberAdds(inUse),
+    });
     say("add-data with a webhook and a live stream attached, alternating with add-data alone…");
     const events = await measureEvents(api, admin, blocs.adds, { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
       CONNECTIONS, SECONDS, 3, dir, pid);
@@ -248,7 +257,7 @@ async function main(): Promise<void> {
     say(pg ? "VACUUM, then bytes on disk and counter rows…" : "WAL checkpoint, then bytes on disk and counter rows…");
     const disk = pg ? await postgresDisk(pg.url) : await sqliteDisk(engine.sqliteFile!);
 
-    const failures = [ceil, ...(driver ? [driver] : []), add, memberAdd, page1Small, page1Large, ...windows.map((w) => w.load), ...shift.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
+    const failures = [ceil, ...(driver ? [driver] : []), add, memberAdd, memberAddInUse, page1Small, page1Large, ...windows.map((w) => w.load), ...shift.map((w) => w.load), ownLarge, profileLarge, deepLarge, oneSmall, oneLarge, thousandSmall, thousandLarge]
       .reduce((sum, l) => sum + l.failures, 0);
     const large = LARGE.toLocaleString("en");
     const timing = (l: Load): string => `p50 ${l.p50} ms, p99 ${l.p99} ms`;
@@ -283,6 +292,7 @@ async function main(): Promise<void> {
         target: driver ? "ratio to driver ceiling ≥ 0.50" : "ratio ≥ 0.50", met: add.rps / addReference.rps >= 0.5,
       },
       memberAddFigure(memberAdd, MEMBERS, CONNECTIONS, ceil, driver),
+      memberAddFigure(memberAddInUse, MEMBERS, CONNECTIONS, ceil, driver, IN_USE),
       {
         name: `add-data with one webhook and one live stream attached, ${CONNECTIONS} connections`,
         value: `${Math.round(median(events.with.map((l) => l.rps))).toLocaleString("en")} req/s against ` +
@@ -334,7 +344,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, memberAdd, members: { count: MEMBERS, blocId: members.blocId }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, memberAdd, memberAddInUse, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search, disk,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {

@@ -124,8 +124,9 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
   }
   await write(tx, writes);
 
-  // Per open scope: counts of (field, value number) as field × FIELD_STRIDE + number, and records holding a value per field.
-  const FIELD_STRIDE = 2 ** 32;
+  // Per open scope: counts of (field, value number) as number × fields + field (a small integer,
+  // which a Map hashes fastest), and records holding a value per field.
+  const fields = layout.slugs.length;
   interface Open { readonly scope: Scope; readonly counts: Map<number, number>; readonly filled: Int32Array; readonly values: boolean }
   /** Per segment and tier: the period being read and, when its scope counts values, its counts. */
   const open = new Map<Segment, ({ period: string; counting: Open | undefined } | undefined)[]>();
@@ -134,8 +135,8 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
     const { scope } = counting;
     if (counting.values) {
       for (const [code, n] of counting.counts) {
-        const s = Math.floor(code / FIELD_STRIDE);
-        writes.push({ scope: scope.id, slug: layout.slugs[s]!, value: texts[s]![code % FIELD_STRIDE]!, n });
+        const s = code % fields;
+        writes.push({ scope: scope.id, slug: layout.slugs[s]!, value: texts[s]![Math.floor(code / fields)]!, n });
       }
     }
     layout.slugs.forEach((slug, s) => {
@@ -152,7 +153,7 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
       if (value === "") continue;
       filled.push(s);
       const number = numbers[s]!.get(value);
-      if (number !== undefined) codes.push(s * FIELD_STRIDE + number);
+      if (number !== undefined) codes.push(number * fields + s);
     }
     for (const segment of rowSegments(row, layout, segmentCache)) {
       let tiers = open.get(segment);
