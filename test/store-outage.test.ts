@@ -7,6 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { StoreUnavailableError } from "../src/domain/errors.js";
 import { connect } from "../src/store/postgres/driver.js";
+import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { translate as translateSqlite } from "../src/store/sqlite/errors.js";
 import { testEngine } from "./support/database.js";
 import { call, type Reply } from "./support/http.js";
@@ -104,6 +105,27 @@ test("an unreachable PostgreSQL answers 503 with Retry-After in each endpoint's 
     assert.equal(again.status, 200, `adds succeed again once the store is back: ${again.text}`);
   } finally {
     await service.stop();
+  }
+});
+
+test("a transaction begun while PostgreSQL refuses connections fails as the store being unavailable, not as a server fault", { skip: PG_ONLY, timeout: 60_000 }, async () => {
+  // The pool's connections are closed by the cut and noticed closed, so the transaction must open
+  // one (pool.reserve), and that is refused: as when a group commit runs again one unit at a time.
+  const workspace = await freshWorkspace("reserve-refused");
+  const target = new URL(workspace.databaseUrl);
+  const proxy = await TcpProxy.start({ host: target.hostname, port: Number(target.port || 5432) });
+  const store = await PostgresStore.open(proxy.through(workspace.databaseUrl), 2, 5_000);
+  try {
+    await store.transaction((tx) => tx.blocs.listBlocs());
+    await proxy.set("cut");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const error = await store.transaction((tx) => tx.blocs.listBlocs()).then(() => undefined, (failure: unknown) => failure);
+    assert.ok(error instanceof StoreUnavailableError, `refused connection: ${String(error)} ${(error as { code?: string } | undefined)?.code ?? ""}`);
+    await proxy.set("up");
+  } finally {
+    await store.close();
+    await proxy.close();
+    await workspace.remove();
   }
 });
 

@@ -113,7 +113,8 @@ export class WriteTransaction {
     let session: WriteTransaction | undefined;
     let abandoned = false;
     return deadline.run(async () => {
-      const conn = await pool.reserve();
+      // With no connection open, reserving one connects: a refused or failed connection is the driver's raw error.
+      const conn = await pool.reserve().catch((error: unknown) => { throw translate(error); });
       // The deadline passed while every connection was taken; this one is sound and goes back.
       if (abandoned) {
         conn.release();
