@@ -3,9 +3,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import postgres from "postgres";
 import { openStoreAt } from "../src/cli/copy.js";
 import { durabilityOf } from "../src/store/postgres/durability.js";
+import { CHECKPOINT_PAGES } from "../src/store/sqlite/connection.js";
 import { freshDatabaseUrl, postgresServerUrl, testEngine } from "./support/database.js";
 import { call } from "./support/http.js";
 import { freshWorkspace, startProcess } from "./support/process.js";
@@ -41,6 +43,42 @@ test("SQLite: WAL, synchronous = NORMAL and the -wal file flushed before every w
         settings: { journal_mode: "wal", synchronous: "normal", wal_flush: "after every write transaction, before its answers" },
         warnings: [],
       });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("SQLite: the WAL is checkpointed after 4,000 pages, not SQLite's default 1,000, and then starts over", { skip: sqliteOnly }, async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-checkpoint-"));
+  try {
+    const store = await openStoreAt(`sqlite:${dir}/bloc.db`);
+    const framesInWal = (): number => {
+      // Another connection's passive checkpoint answers how many frames the WAL holds (and copies them).
+      const other = new Database(`${dir}/bloc.db`);
+      try {
+        return (other.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]!.log;
+      } finally {
+        other.close();
+      }
+    };
+    // Users whose names fill most of a page: about a page of WAL each.
+    const write = async (users: number, from: number): Promise<void> => {
+      for (let i = 0; i < users; i += 50) {
+        await store.transaction(async (tx) => {
+          for (let j = i; j < Math.min(users, i + 50); j += 1) await tx.accounts.createUser(`${from + j} ${"x".repeat(3000)}`, "member", "2026-01-01 00:00:00");
+        });
+      }
+    };
+    try {
+      await write(1_800, 0);
+      const held = framesInWal();
+      assert.ok(held >= 1_800 && held < CHECKPOINT_PAGES, `1,800 pages written are all still in the WAL: ${held} frames`);
+      await write(6_000, 10_000);
+      const after = framesInWal();
+      assert.ok(after < CHECKPOINT_PAGES, `past ${CHECKPOINT_PAGES} pages the WAL was checkpointed and started over: ${after} frames`);
     } finally {
       await store.close();
     }

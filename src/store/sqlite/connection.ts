@@ -8,6 +8,9 @@ import { migrate } from "./schema.js";
 import { Statements } from "./statements.js";
 import { WalSync } from "./wal-sync.js";
 
+/** WAL pages after which a COMMIT checkpoints (wal_autocheckpoint). */
+export const CHECKPOINT_PAGES = 4000;
+
 export interface SqliteConnectionOptions {
   /** Flushes the -wal file after each write transaction (wal-sync.ts); replaced only by tests. */
   readonly syncFile?: (file: string) => Promise<void>;
@@ -41,6 +44,12 @@ export class SqliteConnection {
     if (journal === "wal" && !this.db.memory) {
       this.walSync = new WalSync(`${path.resolve(file)}-wal`, options.syncFile);
       this.db.pragma("synchronous = NORMAL");
+      // A checkpoint copies the pages the WAL holds into the database, on the event loop,
+      // in the COMMIT that crosses this many pages. The counters' pages change in every
+      // commit, so at SQLite's default (1,000: every few group commits of a bloc in use)
+      // the same pages were copied again and again; at 4,000 (16 MB of WAL) each is copied
+      // about a quarter as often (add-data into a bloc in use: docs/performance.md).
+      this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
     }
     this.sql = new Statements(this.db);
     const generation = this.sql.get("SELECT n FROM generation WHERE id = 1");
