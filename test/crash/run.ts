@@ -194,7 +194,7 @@ async function main(): Promise<number> {
 }
 
 if (process.env.NODE_TEST_CONTEXT !== undefined) {
-  // `npm test` runs every file under dist/test; this one is `npm run test:crash`, run by .ci/run on its own.
+  // `node --test dist/test/` runs every file under it (`npm test` only the *.test.js ones); this one is `npm run test:crash`, run by .ci/run on its own.
   const { test } = await import("node:test");
   test("crash test", { skip: "run with npm run test:crash" }, () => undefined);
 } else {
