@@ -6,8 +6,9 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import postgres from "postgres";
 import { openStoreAt } from "../src/cli/copy.js";
+import type { Store } from "../src/domain/ports/store.js";
 import { durabilityOf } from "../src/store/postgres/durability.js";
-import { CHECKPOINT_PAGES } from "../src/store/sqlite/connection.js";
+import { CHECKPOINT_PAGES, WAL_FILE_LIMIT } from "../src/store/sqlite/connection.js";
 import { freshDatabaseUrl, postgresServerUrl, testEngine } from "./support/database.js";
 import { call } from "./support/http.js";
 import { freshWorkspace, startProcess } from "./support/process.js";
@@ -32,59 +33,81 @@ async function showOn(url: string, name: string): Promise<string> {
   }
 }
 
-test("SQLite: WAL, synchronous = NORMAL and the -wal file flushed before every write's answer, no warning", { skip: sqliteOnly }, async () => {
+const AT = "2026-01-01 00:00:00";
+
+/** A user name that fills most of a page: about a page of WAL per user written. */
+function longName(i: number): string {
+  return `${i} ${"x".repeat(3000)}`;
+}
+
+/** `work` on a store over a new SQLite file in a folder of its own, removed afterwards. */
+async function onSqliteStore(work: (store: Store, file: string) => Promise<void>): Promise<void> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-durability-"));
   try {
-    const store = await openStoreAt(`sqlite:${dir}/bloc.db`);
+    const file = path.join(dir, "bloc.db");
+    const store = await openStoreAt(`sqlite:${file}`);
     try {
-      // NORMAL alone would risk the last commits in a power cut; the store's own flush
-      // (test/wal-sync.test.ts) is what makes it as safe as FULL, and the settings say so.
-      assert.deepEqual(await store.maintenance.durability(), {
-        settings: { journal_mode: "wal", synchronous: "normal", wal_flush: "after every write transaction, before its answers" },
-        warnings: [],
-      });
+      await work(store, file);
     } finally {
       await store.close();
     }
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+test("SQLite: WAL, synchronous = NORMAL and the -wal file flushed before every write's answer, no warning", { skip: sqliteOnly }, async () => {
+  await onSqliteStore(async (store) => {
+    // NORMAL alone would risk the last commits in a power cut; the store's own flush
+    // (test/wal-sync.test.ts) is what makes it as safe as FULL, and the settings say so.
+    assert.deepEqual(await store.maintenance.durability(), {
+      settings: { journal_mode: "wal", synchronous: "normal", wal_flush: "after every write transaction, before its answers" },
+      warnings: [],
+    });
+  });
 });
 
 test("SQLite: the WAL is checkpointed after 4,000 pages, not SQLite's default 1,000, and then starts over", { skip: sqliteOnly }, async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-checkpoint-"));
-  try {
-    const store = await openStoreAt(`sqlite:${dir}/bloc.db`);
+  await onSqliteStore(async (store, file) => {
     const framesInWal = (): number => {
       // Another connection's passive checkpoint answers how many frames the WAL holds (and copies them).
-      const other = new Database(`${dir}/bloc.db`);
+      const other = new Database(file);
       try {
         return (other.pragma("wal_checkpoint(PASSIVE)") as { log: number }[])[0]!.log;
       } finally {
         other.close();
       }
     };
-    // Users whose names fill most of a page: about a page of WAL each.
     const write = async (users: number, from: number): Promise<void> => {
       for (let i = 0; i < users; i += 50) {
         await store.transaction(async (tx) => {
-          for (let j = i; j < Math.min(users, i + 50); j += 1) await tx.accounts.createUser(`${from + j} ${"x".repeat(3000)}`, "member", "2026-01-01 00:00:00");
+          for (let j = i; j < Math.min(users, i + 50); j += 1) await tx.accounts.createUser(longName(from + j), "member", AT);
         });
       }
     };
-    try {
-      await write(1_800, 0);
-      const held = framesInWal();
-      assert.ok(held >= 1_800 && held < CHECKPOINT_PAGES, `1,800 pages written are all still in the WAL: ${held} frames`);
-      await write(6_000, 10_000);
-      const after = framesInWal();
-      assert.ok(after < CHECKPOINT_PAGES, `past ${CHECKPOINT_PAGES} pages the WAL was checkpointed and started over: ${after} frames`);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+    await write(1_800, 0);
+    const held = framesInWal();
+    assert.ok(held >= 1_800 && held < CHECKPOINT_PAGES, `1,800 pages written are all still in the WAL: ${held} frames`);
+    await write(6_000, 10_000);
+    const after = framesInWal();
+    assert.ok(after < CHECKPOINT_PAGES, `past ${CHECKPOINT_PAGES} pages the WAL was checkpointed and started over: ${after} frames`);
+  });
+});
+
+test("SQLite: a -wal file grown by one large transaction is cut back to 32 MiB once the WAL starts over", { skip: sqliteOnly }, async () => {
+  await onSqliteStore(async (store, file) => {
+    const walBytes = async (): Promise<number> => (await fs.stat(`${file}-wal`)).size;
+    // About 48 MB of pages in one transaction: a bulk load's size.
+    await store.transaction(async (tx) => {
+      for (let i = 0; i < 12_000; i += 1) await tx.accounts.createUser(longName(i), "member", AT);
+    });
+    const grown = await walBytes();
+    assert.ok(grown > WAL_FILE_LIMIT, `the transaction grew the -wal file past the limit: ${grown} bytes`);
+    // Its COMMIT checkpointed it (past CHECKPOINT_PAGES); the next write starts the WAL over.
+    await store.transaction((tx) => tx.accounts.createUser(longName(-1), "member", AT));
+    const after = await walBytes();
+    assert.ok(after <= WAL_FILE_LIMIT, `cut back to ${WAL_FILE_LIMIT} bytes: ${after}`);
+  });
 });
 
 test("PostgreSQL: the settings in force are read from the server; warnings only for those that are off", { skip: pgOnly }, async () => {

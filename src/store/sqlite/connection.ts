@@ -10,6 +10,8 @@ import { WalSync } from "./wal-sync.js";
 
 /** WAL pages after which a COMMIT checkpoints (wal_autocheckpoint). */
 export const CHECKPOINT_PAGES = 4000;
+/** Bytes the -wal file is cut back to when the WAL starts over (journal_size_limit): twice what CHECKPOINT_PAGES fill. */
+export const WAL_FILE_LIMIT = 32 * 1024 * 1024;
 
 export interface SqliteConnectionOptions {
   /** Flushes the -wal file after each write transaction (wal-sync.ts); replaced only by tests. */
@@ -50,6 +52,10 @@ export class SqliteConnection {
       // the same pages were copied again and again; at 4,000 (16 MB of WAL) each is copied
       // about a quarter as often (add-data into a bloc in use: docs/performance.md).
       this.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+      // One transaction larger than that (a bulk import, a restore) grows the -wal file past
+      // it, and SQLite keeps the file at its largest unless told to cut it back when the WAL
+      // starts over.
+      this.db.pragma(`journal_size_limit = ${WAL_FILE_LIMIT}`);
     }
     this.sql = new Statements(this.db);
     const generation = this.sql.get("SELECT n FROM generation WHERE id = 1");
