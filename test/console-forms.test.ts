@@ -164,7 +164,7 @@ test("two failing fields are marked at once, each with its message beside it; th
     const message = await page.locator(`#${ids[ids.length - 1]!}`).textContent();
     assert.ok(message && message.trim().length > 0, "a message beside the field");
   }
-  assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "field_1", "the first failing field has the focus");
+  await eventually(async () => assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "field_1", "the first failing field has the focus"));
   assert.match(await alert().textContent() ?? "", /^The record was not added/);
   assert.equal((await admin.getData({ blocId: "parts" })).count, 3, "nothing was added");
   await checked("add-record-errors");
@@ -218,7 +218,8 @@ test("a record's page, from its row: its values; edited, then deleted after a co
 
   await page.getByRole("button", { name: "Edit record" }).click();
   const quantity = page.getByLabel("Quantity (required)");
-  assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "field_1", "the edit form takes the focus");
+  // The form takes the focus once it has rendered, a frame or more after the click.
+  await eventually(async () => assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "field_1", "the edit form takes the focus"));
   await quantity.fill("12");
   await quantity.press("Enter");
   await eventually(async () => assert.equal(await outcome().textContent(), `Record ${recordId} saved.`));
@@ -229,7 +230,7 @@ test("a record's page, from its row: its values; edited, then deleted after a co
   await page.getByRole("button", { name: "Delete record" }).click();
   const confirm = page.getByRole("button", { name: `Confirm: delete record ${recordId}` });
   assert.match(await page.getByRole("group").filter({ has: confirm }).textContent() ?? "", /leaves the bloc's records, counts and reports/);
-  assert.equal(await confirm.evaluate((e) => e === document.activeElement), true, "the confirmation has the focus");
+  await eventually(async () => assert.equal(await confirm.evaluate((e) => e === document.activeElement), true, "the confirmation has the focus"));
   await checked("record-delete-confirm");
   await confirm.click();
   await eventually(async () => assert.equal(await outcome().textContent(), `Record ${recordId} deleted.`));

@@ -321,7 +321,7 @@ test("add a record: the service's validation message beside its field, then a va
   await eventually(async () => assert.equal(await quantity.getAttribute("aria-invalid"), "true"));
   const message = await page.locator(`#${await quantity.getAttribute("aria-describedby").then((ids) => ids!.split(" ").pop())}`).textContent();
   assert.match(message ?? "", /^field_3 \(Quantity\) breaks rule "number": "many" is not a number$/);
-  assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "field_3", "the invalid field has the focus");
+  await eventually(async () => assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement).name), "field_3", "the invalid field has the focus"));
   assert.match(await page.getByRole("alert").textContent() ?? "", /The record was not added/);
   await accessible("add-record form with an error");
   await screenshot(page, "add-record-error");
