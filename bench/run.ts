@@ -20,6 +20,7 @@ import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
 import { diskFigures, postgresDisk, sqliteDisk } from "./disk.js";
 import { makeMembers, memberAddFigure, memberAdds, prefill, type Members } from "./members.js";
+import { addFloorFigure, boundRps, countedCost, engineCosts, frameworkCosts, type AddFloor, type AddFloorRow } from "./add-data-floor.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -196,7 +197,8 @@ async function main(): Promise<void> {
       [SERIAL]: "SN-x", [BATCH]: "B-00001", [COMMENT]: "scanned",
     };
     say(`ceiling and add-data at ${CONNECTIONS} connections…`);
-    const ceil = await load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: CONNECTIONS, seconds: SECONDS });
+    const { load: ceil, costs: ceilCosts } = await frameworkCosts(ceiling.child.pid!, SECONDS, () =>
+      load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: CONNECTIONS, seconds: SECONDS }));
     let driver: DriverCeiling | undefined;
     if (pg) {
       say(`driver ceiling: ${CONNECTIONS} loops of BEGIN; INSERT; COMMIT over a pool of ${PG_POOL}…`);
@@ -253,6 +255,16 @@ async function main(): Promise<void> {
     // The reference, the engine alone reading the same rows, interleaved with the reports (bench/reports.ts).
     const { bare, bareRuns, json, xlsx } = await measureReports(3, () => bareReadLoop(env, blocs.large), report);
     const bulk = await measureBulk(STORE, dir, quick ? 20_000 : 100_000, say);
+    let addFloor: AddFloor | undefined;
+    if (!pg) {
+      say("add-data's floor: the same records written by bare better-sqlite3…");
+      const into = async (held: number): Promise<AddFloorRow> => {
+        const cost = countedCost((await engineCosts(held)).costs);
+        const rps = boundRps(ceilCosts, cost);
+        return { held, cost, rps, ratio: rps / ceil.rps };
+      };
+      addFloor = { framework: ceilCosts, fresh: await into(0), inUse: await into(IN_USE) };
+    }
     // Last, so that the database holds everything the run wrote.
     say(pg ? "VACUUM, then bytes on disk and counter rows…" : "WAL checkpoint, then bytes on disk and counter rows…");
     const disk = pg ? await postgresDisk(pg.url) : await sqliteDisk(engine.sqliteFile!);
@@ -293,6 +305,7 @@ async function main(): Promise<void> {
       },
       memberAddFigure(memberAdd, MEMBERS, CONNECTIONS, ceil, driver),
       memberAddFigure(memberAddInUse, MEMBERS, CONNECTIONS, ceil, driver, IN_USE),
+      ...(addFloor ? [addFloorFigure(addFloor)] : []),
       {
         name: `add-data with one webhook and one live stream attached, ${CONNECTIONS} connections`,
         value: `${Math.round(median(events.with.map((l) => l.rps))).toLocaleString("en")} req/s against ` +
@@ -344,7 +357,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, memberAdd, memberAddInUse, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, memberAdd, memberAddInUse, addFloor, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search, disk,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
