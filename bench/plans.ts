@@ -8,7 +8,7 @@ import type { PlanNode } from "../test/support/plan-node.js";
  * PostgreSQL database the benchmark seeded (`npm run bench -- --store postgres --keep-db`
  * leaves it): `node dist/bench/plans.js <its URL>`. Each statement is the engine's own,
  * caught as it sends it, then run under EXPLAIN (ANALYZE, BUFFERS); prints a Markdown table
- * (docs/performance.md, "Plans PostgreSQL relies on").
+ * (docs/performance.md, "Plans the engines rely on").
  */
 
 

@@ -8,6 +8,9 @@ import { indexedTerm, valueSql } from "./value-indexes.js";
 import { drivingField } from "./value-driver.js";
 import { fieldPath, type Param, type Statements } from "./statements.js";
 
+/** The index of a bloc's records by owner, then time (schema.ts). */
+export const OWNER_TIME_INDEX = "records_by_bloc_user_time";
+
 /**
  * Records in the SQLite engine: plain queries and writes, no rules. With their history
  * and their deleted copies (views.ts), Tx.records; locking a bloc is not needed here (a
@@ -29,7 +32,12 @@ export class SqliteRecords {
 
   private select<T>(filter: RecordFilter, page: RowPage, projection: Projection<T>): T[] {
     const where = this.where(filter, page.offset + page.limit);
-    let query = `SELECT ${projection.columns} FROM records r WHERE ${where.sql}`;
+    // One owner's records in time order: SQLite, which keeps no statistics here, walks the
+    // bloc's time index for them (both give the order) and reads every owner's records in
+    // the range, twenty times as many rows for a bloc of twenty owners; the owner's index
+    // reads only theirs.
+    const from = filter.visibility?.ownerId !== undefined && !where.driven ? `records r INDEXED BY ${OWNER_TIME_INDEX}` : "records r";
+    let query = `SELECT ${projection.columns} FROM ${from} WHERE ${where.sql}`;
     const params: Param[] = [...projection.params, ...where.params];
     if (page.after) {
       const position = where.driven ? "(+r.created_at, +r.id)" : "(r.created_at, r.id)";
