@@ -20,7 +20,7 @@ import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
 import { diskFigures, postgresDisk, sqliteDisk } from "./disk.js";
 import { makeMembers, memberAddFigure, memberAdds, prefill, type Members } from "./members.js";
-import { addFloorFigure, boundRps, countedCost, engineCosts, frameworkCosts, type AddFloor, type AddFloorRow } from "./add-data-floor.js";
+import { addFloorFigure, boundRps, engineCosts, frameworkCosts, type AddFloor, type AddFloorRow } from "./add-data-floor.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -259,7 +259,7 @@ async function main(): Promise<void> {
     if (!pg) {
       say("add-data's floor: the same records written by bare better-sqlite3…");
       const into = async (held: number): Promise<AddFloorRow> => {
-        const cost = countedCost((await engineCosts(held)).costs);
+        const cost = (await engineCosts(held)).counted;
         const rps = boundRps(ceilCosts, cost);
         return { held, cost, rps, ratio: rps / ceil.rps };
       };
