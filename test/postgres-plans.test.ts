@@ -133,14 +133,15 @@ test("page 1 of a freshly bulk-loaded bloc is read from indexes, with the sizes 
  * one's key (1.2 ms per lookup at 567 scopes, five lookups per group commit of add-data).
  */
 async function genericPlanOf(statement: { text: string; params: readonly Param[] }): Promise<PlanNode[]> {
-  await sql.unsafe("DEALLOCATE ALL");
   await sql.unsafe("SET plan_cache_mode = force_generic_plan");
+  let prepared = false;
   try {
     // Sent as a simple query: in a parsed one, the $n of the prepared text would be its own parameters.
     await sql.unsafe(`PREPARE looked_up AS ${statement.text}`).simple();
+    prepared = true;
     // EXPLAIN EXECUTE takes no bound parameters: its arguments are literals, of the types PREPARE inferred.
-    const [prepared] = await sql.unsafe("SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'looked_up'");
-    const types = (prepared as unknown as { types: string[] }).types;
+    const [inferred] = await sql.unsafe("SELECT parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = 'looked_up'");
+    const types = (inferred as unknown as { types: string[] }).types;
     const args: string[] = [];
     for (const [i, param] of statement.params.entries()) {
       const [quoted] = await sql.unsafe(`SELECT quote_nullable($1::${types[i]!}::text) AS q`, [param as never]);
@@ -149,7 +150,8 @@ async function genericPlanOf(statement: { text: string; params: readonly Param[]
     const [row] = await sql.unsafe(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE looked_up(${args.join(", ")})`);
     return nodes((row as unknown as { "QUERY PLAN": { Plan: PlanNode }[] })["QUERY PLAN"][0]!.Plan);
   } finally {
-    await sql.unsafe("DEALLOCATE ALL");
+    // Only this statement: the driver keeps its own prepared on the same connection.
+    if (prepared) await sql.unsafe("DEALLOCATE looked_up").simple();
     await sql.unsafe("RESET plan_cache_mode");
   }
 }
