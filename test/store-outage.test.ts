@@ -129,6 +129,43 @@ test("a transaction begun while PostgreSQL refuses connections fails as the stor
   }
 });
 
+test("a route that dies in the middle of a new connection's opening costs that connection, not the service or its later requests", { skip: PG_ONLY, timeout: 90_000 }, async () => {
+  // Every connection the driver opens looks up the array types before it takes a statement
+  // (several kB of answer). A route that died in the middle of that answer left the connection
+  // waiting for the rest for ever, since it had received bytes: with the pool's connections so,
+  // every later request was 503 until a restart. And a connection cut while it waited (a
+  // reset, or the store cutting it for silence) rejected the driver's lookup unhandled, which
+  // ended the process: most likely the "socket hang up" CI once saw in the orphan test below.
+  const timeoutMs = 1000;
+  const service = await startBehindProxy("mid-answer", { BLOC_STORE_TIMEOUT_MS: String(timeoutMs), BLOC_PG_POOL: "2" });
+  const { running, admin, blocId } = service;
+  let part = 0;
+  const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
+    token: admin, headers: { connection: "close" }, json: { scanStationID: blocId, dataToAdd: { field_1: `M-${part += 1}`, field_2: "mid" } },
+  });
+  try {
+    assert.equal((await add()).status, 200);
+    // Every connection closed, then opened again through a route that dies 1,000 bytes into
+    // PostgreSQL's side: past the connection's start (about 400), inside the type lookup.
+    await service.proxy.set("cut");
+    await service.proxy.set("up");
+    service.proxy.holeAfter(1_000);
+    for (let i = 0; i < 3; i += 1) assertUnavailable(await add(), "error", `add-data while the route is dying (${i})`);
+    await service.proxy.set("up", { keepSwallowed: true });
+    const back = performance.now();
+    let again = await add();
+    while (again.status !== 200 && performance.now() - back < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      again = await add();
+    }
+    assert.equal(again.status, 200, `adds succeed within 10 s of the route's return: ${again.text}; the service: ${running.output().slice(-2_000)}`);
+    assert.equal(running.child.exitCode, null, "the service is still running");
+    assert.match(running.output(), /lost with nothing waiting on it/, "a connection was cut in the middle of its opening (the case under test)");
+  } finally {
+    await service.stop();
+  }
+});
+
 test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, writes nothing, and its connections are not reused", { skip: PG_ONLY, timeout: 90_000 }, async () => {
   const timeoutMs = 1500;
   const service = await startBehindProxy("outage-deadline", { BLOC_STORE_TIMEOUT_MS: String(timeoutMs), BLOC_PG_POOL: "3" });
@@ -196,13 +233,25 @@ async function catchOrphans(service: Service, direct: ReturnType<typeof connect>
   return { orphans, lockHolders };
 }
 
-/** A service behind a proxy with a 1 s store deadline and a pool of 3, a direct connection to its database, and an add of a new part. */
+/**
+ * A service behind a proxy with a 1 s store deadline and a pool of 3, a direct connection to its
+ * database, and an add of a new part. Each add on a connection of its own, as in the tests above:
+ * these tests are about PostgreSQL's sessions, and a request that fails without an answer says
+ * whether the service was still running and what it last wrote (CI once saw a "socket hang up"
+ * here, most likely the service ending on the driver's unhandled rejection that
+ * process-guard.ts now keeps: see "a route that dies in the middle of a new connection's opening").
+ */
 async function orphanBench(name: string): Promise<{ service: Service; direct: ReturnType<typeof connect>; add: () => Promise<Reply> }> {
   const service = await startBehindProxy(name, { BLOC_STORE_TIMEOUT_MS: "1000", BLOC_PG_POOL: "3" });
   const direct = connect(service.databaseUrl, 1);
   let part = 0;
-  const add = (): Promise<Reply> => call(service.running.url, "POST", "/api/add-data", {
-    token: service.admin, json: { scanStationID: service.blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
+  const { running } = service;
+  const add = (): Promise<Reply> => call(running.url, "POST", "/api/add-data", {
+    token: service.admin, headers: { connection: "close" },
+    json: { scanStationID: service.blocId, dataToAdd: { field_1: `P-${part += 1}`, field_2: "orphan" } },
+  }).catch((error: unknown) => {
+    const exit = running.child.exitCode ?? running.child.signalCode ?? "still running";
+    throw new Error(`add-data got no answer (${String(error)}); the service: ${exit}; its output: ${running.output().slice(-2_000)}`, { cause: error });
   });
   return { service, direct, add };
 }
@@ -222,13 +271,24 @@ test("a transaction cut off by a partition PostgreSQL never noticed does not kee
       await new Promise((resolve) => setTimeout(resolve, 200));
       again = await add();
     }
+    const sessions = async (): Promise<string> => JSON.stringify(await direct.unsafe(`SELECT a.pid, a.state, a.wait_event,
+      left(a.query, 80) AS query, a.backend_start, a.xact_start, a.state_change, now() AS now,
+      (SELECT string_agg(l.locktype || ':' || l.objid || ':' || l.granted, ',') FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory') AS locks
+      FROM pg_stat_activity a WHERE a.application_name = 'bloc-data'`));
     if (again.status !== 200) {
-      const sessions = await direct.unsafe(`SELECT a.pid, a.state, a.wait_event, left(a.query, 60) AS query, a.backend_start,
-        (SELECT string_agg(l.locktype || ':' || l.granted, ',') FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory') AS locks
-        FROM pg_stat_activity a WHERE a.application_name = 'bloc-data'`);
-      assert.fail(`adds to the bloc succeed again: ${again.text}; orphans at the cut ${orphans.join(",")}; sessions now ${JSON.stringify(sessions)}`);
+      assert.fail(`adds to the bloc succeed again: ${again.text}; orphans at the cut ${orphans.join(",")}; sessions now ${await sessions()}`);
     }
-    assert.deepEqual((await lockHolders()).filter((pid) => orphans.includes(pid)), [], "the orphaned sessions are gone");
+    // Gone by now, or within two store deadlines: CI once saw one of them still listed, holding
+    // an advisory lock, just after an add had gone through, which no rerun reproduced; the
+    // service's output and the sessions say what it was if it stays.
+    let left = (await lockHolders()).filter((pid) => orphans.includes(pid));
+    for (const waitUntil = performance.now() + 2_000 + 3_000; left.length > 0 && performance.now() < waitUntil;) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      left = (await lockHolders()).filter((pid) => orphans.includes(pid));
+    }
+    if (left.length > 0) {
+      assert.fail(`the orphaned sessions ${left.join(",")} are gone; sessions now ${await sessions()}; the service's output: ${service.running.output().slice(-3_000)}`);
+    }
   } finally {
     await direct.end();
     await service.stop();
@@ -456,7 +516,7 @@ test("a start, and a worker replaced during an outage, wait for PostgreSQL inste
 test("a driver write to a closed connection does not end the process, and fails the statement in flight as an outage", { skip: PG_ONLY, timeout: 60_000 }, async () => {
   const workspace = await freshWorkspace("driver-fault");
   try {
-    const guardModule = path.join(path.dirname(SERVER_ENTRY), "store/postgres/driver-fault.js");
+    const guardModule = path.join(path.dirname(SERVER_ENTRY), "store/postgres/process-guard.js");
     const env = { URL: workspace.databaseUrl, GUARD_MODULE: guardModule };
     const unguarded = await runScript(FAULT_SCRIPT, { ...env, GUARD: "0" });
     assert.equal(unguarded.code, 1, `the fault is real: without the guard it ends the process: ${unguarded.output}`);

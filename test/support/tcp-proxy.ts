@@ -21,12 +21,16 @@ interface Pair {
   upstream: net.Socket | undefined;
   /** Swallowed by a black hole: nothing is forwarded, closes are not passed on. */
   holed: boolean;
+  /** Bytes of PostgreSQL's still forwarded before the pair is swallowed (holeAfter). */
+  budget?: number;
 }
 
 export class TcpProxy {
   private mode: ProxyMode = "up";
   private readonly pairs = new Set<Pair>();
   private server: net.Server;
+  /** What holeAfter lets through on each new connection, until set() ends it. */
+  private budget: number | undefined;
   /** Connections accepted since the proxy started, for a test to see that the service reconnected. */
   accepted = 0;
 
@@ -55,6 +59,7 @@ export class TcpProxy {
   }
 
   async set(mode: ProxyMode, options: { readonly keepSwallowed?: boolean } = {}): Promise<void> {
+    this.budget = undefined;
     if (mode === this.mode) return;
     const was = this.mode;
     this.mode = mode;
@@ -67,11 +72,23 @@ export class TcpProxy {
       for (const pair of this.pairs) pair.holed = true;
       return;
     }
+    for (const pair of this.pairs) if (!pair.holed) pair.budget = undefined;
     if (!options.keepSwallowed) for (const pair of this.pairs) if (pair.holed) this.reset(pair);
     if (was === "cut") {
       this.server = net.createServer((client) => this.accept(client));
       await listen(this.server, this.port);
     }
+  }
+
+  /**
+   * A black hole that opens in the middle of an answer: each connection, open now or
+   * opened later, forwards `bytes` more of PostgreSQL's, then is swallowed. Left with
+   * set("up"), as a black hole is.
+   */
+  holeAfter(bytes: number): void {
+    this.mode = "black-hole";
+    this.budget = bytes;
+    for (const pair of this.pairs) pair.budget = bytes;
   }
 
   async close(): Promise<void> {
@@ -81,7 +98,7 @@ export class TcpProxy {
 
   private accept(client: net.Socket): void {
     this.accepted += 1;
-    const pair: Pair = { client, upstream: undefined, holed: this.mode === "black-hole" };
+    const pair: Pair = { client, upstream: undefined, holed: this.mode === "black-hole" && this.budget === undefined, budget: this.budget };
     this.pairs.add(pair);
     client.on("error", () => undefined);
     client.on("close", () => {
@@ -100,7 +117,13 @@ export class TcpProxy {
     upstream.on("error", () => undefined);
     upstream.on("close", () => { if (!pair.holed) client.destroy(); });
     client.on("data", (chunk: Buffer) => { if (!pair.holed) upstream.write(chunk); });
-    upstream.on("data", (chunk: Buffer) => { if (!pair.holed) client.write(chunk); });
+    upstream.on("data", (chunk: Buffer) => {
+      if (pair.holed) return;
+      if (pair.budget === undefined) { client.write(chunk); return; }
+      client.write(chunk.subarray(0, pair.budget));
+      pair.budget -= Math.min(pair.budget, chunk.length);
+      if (pair.budget === 0) pair.holed = true;
+    });
   }
 
   private reset(pair: Pair): void {

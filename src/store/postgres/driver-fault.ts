@@ -7,30 +7,14 @@
  * connection it knows to be lost (write-transaction.ts), which is what triggered it here; this
  * guard is for what remains.
  *
- * Only that one error is kept from ending the process, and it is safe to: the write was
- * for a connection that is already closed, whose pending statements the driver failed
- * when it closed (or that fail at BLOC_STORE_TIMEOUT_MS), so nothing is left half done.
- * The bytes go nowhere, as they would have. Every other uncaught exception ends the
- * process as Node would: its stack on stderr, exit code 1.
+ * It is safe to go on after it (process-guard.ts): the write was for a connection that is
+ * already closed, whose pending statements the driver failed when it closed (or that fail
+ * at BLOC_STORE_TIMEOUT_MS), so nothing is left half done. The bytes go nowhere, as they
+ * would have.
  */
-
-let installed = false;
 
 export function isDriverWriteFault(error: unknown): boolean {
   if (!(error instanceof TypeError)) return false;
   const stack = error.stack ?? "";
   return /reading 'write'/.test(error.message) && /\bnextWrite\b/.test(stack) && /postgres[\\/]src[\\/]connection\.js/.test(stack);
-}
-
-export function guardDriverFaults(): void {
-  if (installed) return;
-  installed = true;
-  process.on("uncaughtException", (error, origin) => {
-    if (isDriverWriteFault(error)) {
-      process.stderr.write("bloc-data-service: warning: the PostgreSQL driver wrote to a closed connection (porsager/postgres#1154); ignored\n");
-      return;
-    }
-    process.stderr.write(`${origin === "unhandledRejection" ? "Unhandled rejection: " : ""}${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  });
 }

@@ -11,7 +11,7 @@ import type { CachedConfig } from "./config-cache.js";
 import { PgContentHolds } from "./content.js";
 import { Deadline } from "./deadline.js";
 import { connect, onPool, onPoolWithin, type Db, type Outages, type Pg } from "./driver.js";
-import { guardDriverFaults } from "./driver-fault.js";
+import { guardDriverFaults } from "./process-guard.js";
 import { needsSynchronousCommit, readDurability, type PgDurabilitySettings } from "./durability.js";
 import { translate } from "./errors.js";
 import * as events from "./events.js";

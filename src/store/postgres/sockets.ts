@@ -3,9 +3,14 @@ import net from "node:net";
 /**
  * The TCP sockets of a store's pools, made here rather than by the driver so that a
  * connection that stopped answering can be found and cut. A socket is "owed an answer"
- * from the first write after the last byte it received; a black-holed route (packets
- * dropped, no reset) leaves it owed for ever, where the driver would wait for TCP's own
- * retransmission timeout, many minutes.
+ * from a write until PostgreSQL has handed the turn back (ReadyForQuery, or
+ * CopyInResponse: it then waits for the client), and counts as silent from the later of
+ * that write and the last byte received; a black-holed route (packets dropped, no reset)
+ * leaves it owed for ever, where the driver would wait for TCP's own retransmission
+ * timeout, many minutes. Bytes alone do not settle the debt: a route that died in the
+ * middle of an answer (the driver's type lookup on a new connection is several segments
+ * long) left the driver waiting for the rest on a socket that had "received", and a
+ * pool whose connections all did so answered nothing until restarted.
  */
 
 /**
@@ -17,8 +22,49 @@ const END_GRACE_MS = 1_000;
 
 interface Tracked {
   readonly socket: net.Socket;
-  /** When the socket was first written to after it last received anything; undefined when it owes nothing. */
+  /** Since when an answer owed has made no progress (the write, or the last byte since); undefined when none is owed. */
   owedSince: number | undefined;
+  readonly answers: ServerMessages;
+}
+
+/** ReadyForQuery ('Z') and CopyInResponse ('G'): after either, PostgreSQL waits for the client. */
+const TURN_ENDS = new Set(["Z".charCodeAt(0), "G".charCodeAt(0)]);
+
+/**
+ * Where PostgreSQL's byte stream stands: every message after the connection's start is
+ * a type byte and a 32-bit length that counts itself (the protocol's framing), so the
+ * ends of messages can be found without reading them.
+ */
+export class ServerMessages {
+  private readonly header = Buffer.alloc(5);
+  private headerBytes = 0;
+  private bodyLeft = 0;
+  private type = 0;
+  private lastComplete = 0;
+
+  /** Reads a chunk; true when it ends just after a message that hands the turn to the client. */
+  read(chunk: Buffer): boolean {
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.bodyLeft > 0) {
+        const taken = Math.min(this.bodyLeft, chunk.length - at);
+        this.bodyLeft -= taken;
+        at += taken;
+        if (this.bodyLeft === 0) this.lastComplete = this.type;
+        continue;
+      }
+      const taken = Math.min(5 - this.headerBytes, chunk.length - at);
+      chunk.copy(this.header, this.headerBytes, at, at + taken);
+      this.headerBytes += taken;
+      at += taken;
+      if (this.headerBytes < 5) break;
+      this.headerBytes = 0;
+      this.type = this.header[0]!;
+      this.bodyLeft = Math.max(0, this.header.readInt32BE(1) - 4);
+      if (this.bodyLeft === 0) this.lastComplete = this.type;
+    }
+    return this.headerBytes === 0 && this.bodyLeft === 0 && TURN_ENDS.has(this.lastComplete);
+  }
 }
 
 /** The subset of the driver's options a socket is made from. */
@@ -49,7 +95,7 @@ export class Sockets {
       return end(...args);
     });
     if (options.ssl) return socket;
-    const tracked: Tracked = { socket, owedSince: undefined };
+    const tracked: Tracked = { socket, owedSince: undefined, answers: new ServerMessages() };
     this.live.add(tracked);
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
@@ -57,7 +103,12 @@ export class Sockets {
       return write(...args);
     });
     // Added before the driver's own listener, in the same turn: no byte can arrive in between.
-    socket.on("data", () => { tracked.owedSince = undefined; });
+    socket.on("data", (chunk: Buffer) => {
+      const turnEnded = tracked.answers.read(chunk);
+      // A notice or notification on an idle connection owes nothing; a part of an answer is progress.
+      if (turnEnded) tracked.owedSince = undefined;
+      else if (tracked.owedSince !== undefined) tracked.owedSince = performance.now();
+    });
     socket.once("close", () => this.live.delete(tracked));
     return socket;
   }
