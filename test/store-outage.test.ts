@@ -71,6 +71,17 @@ async function storedParts(url: string, token: string, blocId: string): Promise<
     .filter(([key]) => /^\d+$/.test(key)).map(([, record]) => record.field_1!).sort();
 }
 
+/** Sends `request` again, `pauseMs` apart, until it is answered 200 or `withinMs` has passed: the last answer. */
+async function untilOk(request: () => Promise<Reply>, withinMs: number, pauseMs = 200): Promise<Reply> {
+  const started = performance.now();
+  let reply = await request();
+  while (reply.status !== 200 && performance.now() - started < withinMs) {
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    reply = await request();
+  }
+  return reply;
+}
+
 function assertUnavailable(reply: Reply, key: "error" | "message", what: string): void {
   assert.equal(reply.status, 503, `${what}: ${reply.status} ${reply.text}`);
   assert.equal(reply.headers["retry-after"], "2", `${what}: Retry-After`);
@@ -96,12 +107,7 @@ test("an unreachable PostgreSQL answers 503 with Retry-After in each endpoint's 
     assert.equal((await call(running.url, "GET", "/readyz")).status, 503);
 
     await service.proxy.set("up");
-    const deadline = Date.now() + 10_000;
-    let again = await add();
-    while (again.status !== 200 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      again = await add();
-    }
+    const again = await untilOk(add, 10_000);
     assert.equal(again.status, 200, `adds succeed again once the store is back: ${again.text}`);
   } finally {
     await service.stop();
@@ -152,12 +158,7 @@ test("a route that dies in the middle of a new connection's opening costs that c
     service.proxy.holeAfter(1_000);
     for (let i = 0; i < 3; i += 1) assertUnavailable(await add(), "error", `add-data while the route is dying (${i})`);
     await service.proxy.set("up", { keepSwallowed: true });
-    const back = performance.now();
-    let again = await add();
-    while (again.status !== 200 && performance.now() - back < 10_000) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      again = await add();
-    }
+    const again = await untilOk(add, 10_000);
     assert.equal(again.status, 200, `adds succeed within 10 s of the route's return: ${again.text}; the service: ${running.output().slice(-2_000)}`);
     assert.equal(running.child.exitCode, null, "the service is still running");
     assert.match(running.output(), /lost with nothing waiting on it/, "a connection was cut in the middle of its opening (the case under test)");
@@ -191,12 +192,7 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
       assert.ok(ms < timeoutMs + 2_000, `answered in ${Math.round(ms)} ms, past the deadline plus 2 s`);
     }
     await service.proxy.set("up");
-    const back = performance.now();
-    let again = await add("after");
-    while (again.status !== 200 && performance.now() - back < 5_000) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      again = await add("after");
-    }
+    const again = await untilOk(() => add("after"), 5_000, 100);
     assert.equal(again.status, 200, `adds succeed within 5 s of the store's return: ${again.text}`);
     assert.deepEqual(await storedParts(running.url, admin, blocId), ["after", "before"], "nothing answered 503 was written");
   } finally {
@@ -208,10 +204,10 @@ test("a black-holed PostgreSQL is answered 503 within BLOC_STORE_TIMEOUT_MS, wri
  * Runs adds from six writers into a black hole until one transaction holds its bloc's
  * lock at the cut, then brings the route back without telling PostgreSQL anything of the
  * swallowed connections (`caught` runs just before, once there are such sessions). Returns
- * the sessions PostgreSQL still thinks hold the lock.
+ * the sessions PostgreSQL then thought held the lock, and a wait for them to be gone.
  */
 async function catchOrphans(service: Service, direct: ReturnType<typeof connect>, add: () => Promise<Reply>,
-  caught: () => void = () => undefined): Promise<{ orphans: number[]; lockHolders: () => Promise<number[]> }> {
+  caught: () => void = () => undefined): Promise<{ orphans: number[]; left: (withinMs: number) => Promise<number[]> }> {
   // Sessions of the service that hold a bloc's lock in a transaction PostgreSQL still thinks open.
   const lockHolders = async (): Promise<number[]> => (await direct.unsafe(`SELECT DISTINCT a.pid FROM pg_stat_activity a
     JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
@@ -230,7 +226,17 @@ async function catchOrphans(service: Service, direct: ReturnType<typeof connect>
     if (orphans.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
   }
   assert.ok(orphans.length > 0, "a black hole caught a transaction holding its bloc's lock");
-  return { orphans, lockHolders };
+  // Those of them still holding a lock once they are all gone or `withinMs` has passed.
+  const left = async (withinMs: number): Promise<number[]> => {
+    const started = performance.now();
+    let holding = (await lockHolders()).filter((pid) => orphans.includes(pid));
+    while (holding.length > 0 && performance.now() - started < withinMs) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      holding = (await lockHolders()).filter((pid) => orphans.includes(pid));
+    }
+    return holding;
+  };
+  return { orphans, left };
 }
 
 /**
@@ -260,17 +266,12 @@ test("a transaction cut off by a partition PostgreSQL never noticed does not kee
   const { service, direct, add } = await orphanBench("outage-orphan");
   try {
     assert.equal((await add()).status, 200);
-    const { orphans, lockHolders } = await catchOrphans(service, direct, add);
+    const { orphans, left: orphansLeft } = await catchOrphans(service, direct, add);
     // The service ends the session it lost, so the lock is free and adds succeed again. (Pooled
     // connections still in the kept hole are found dead one deadline at a time meanwhile, so
     // this allows more than the 5 s a reset route recovers in; without the fix, never.)
-    const back = performance.now();
-    let again = await add();
     // 45 s: under CI's load, with both engines' suites on two cores, 20 s once did not suffice.
-    while (again.status !== 200 && performance.now() - back < 45_000) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      again = await add();
-    }
+    const again = await untilOk(add, 45_000);
     const sessions = async (): Promise<string> => JSON.stringify(await direct.unsafe(`SELECT a.pid, a.state, a.wait_event,
       left(a.query, 80) AS query, a.backend_start, a.xact_start, a.state_change, now() AS now,
       (SELECT string_agg(l.locktype || ':' || l.objid || ':' || l.granted, ',') FROM pg_locks l WHERE l.pid = a.pid AND l.locktype = 'advisory') AS locks
@@ -281,11 +282,7 @@ test("a transaction cut off by a partition PostgreSQL never noticed does not kee
     // Gone by now, or within two store deadlines: CI once saw one of them still listed, holding
     // an advisory lock, just after an add had gone through, which no rerun reproduced; the
     // service's output and the sessions say what it was if it stays.
-    let left = (await lockHolders()).filter((pid) => orphans.includes(pid));
-    for (const waitUntil = performance.now() + 2_000 + 3_000; left.length > 0 && performance.now() < waitUntil;) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      left = (await lockHolders()).filter((pid) => orphans.includes(pid));
-    }
+    const left = await orphansLeft(2_000 + 3_000);
     if (left.length > 0) {
       assert.fail(`the orphaned sessions ${left.join(",")} are gone; sessions now ${await sessions()}; the service's output: ${service.running.output().slice(-3_000)}`);
     }
@@ -301,14 +298,8 @@ test("a session orphaned by a partition is ended by PostgreSQL itself after two 
   try {
     assert.equal((await add()).status, 200);
     // Killed while the route swallows everything: the service can end nothing, and PostgreSQL learns nothing.
-    const { orphans, lockHolders } = await catchOrphans(service, direct, add, () => running.child.kill("SIGKILL"));
-    const back = performance.now();
-    let left = orphans;
-    while (left.length > 0 && performance.now() - back < 15_000) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      left = (await lockHolders()).filter((pid) => orphans.includes(pid));
-    }
-    assert.deepEqual(left, [], "PostgreSQL ended the orphaned sessions itself");
+    const { left } = await catchOrphans(service, direct, add, () => running.child.kill("SIGKILL"));
+    assert.deepEqual(await left(15_000), [], "PostgreSQL ended the orphaned sessions itself");
   } finally {
     await direct.end();
     await service.stop();
