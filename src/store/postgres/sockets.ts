@@ -67,6 +67,35 @@ export class ServerMessages {
   }
 }
 
+/**
+ * Holds a socket's 'error' event back until its 'close', then emits both in one go. The
+ * driver (postgres.js 3.4.9) fails the statements a connection was given when its socket
+ * errs, and at a close that follows an error assumes it did so already; but between the
+ * two (milliseconds: the close waits for the handle) the pool still counts the connection
+ * as busy and hands it more statements, which the driver then neither sends nor fails. On
+ * the next socket of that connection it waits for the answer to one of them for good, and
+ * the connection never leaves "connecting": a pool whose connections all did so answered
+ * nothing until restarted. With both events at once nothing can be handed to it in
+ * between, and what it was given before is failed by the error as it should be.
+ */
+function errorWithClose(socket: net.Socket): void {
+  let held: { error: unknown } | undefined;
+  const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
+  socket.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
+    if (event === "error") {
+      // Only the first: what follows it (a write to the destroyed socket) says nothing new.
+      held ??= { error: args[0] };
+      return true;
+    }
+    if (event === "close" && held) {
+      const { error } = held;
+      held = undefined;
+      emit("error", error);
+    }
+    return emit(event, ...args);
+  }) as typeof socket.emit;
+}
+
 /** The subset of the driver's options a socket is made from. */
 export interface SocketTarget {
   readonly host: readonly string[];
@@ -95,6 +124,7 @@ export class Sockets {
       return end(...args);
     });
     if (options.ssl) return socket;
+    errorWithClose(socket);
     const tracked: Tracked = { socket, owedSince: undefined, answers: new ServerMessages() };
     this.live.add(tracked);
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
