@@ -80,17 +80,18 @@ export class ServerMessages {
  */
 function errorWithClose(socket: net.Socket): void {
   let held: { error: unknown } | undefined;
+  let closed = false;
   const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
   socket.emit = ((event: string | symbol, ...args: unknown[]): boolean => {
-    if (event === "error") {
+    if (event === "error" && !closed) {
       // Only the first: what follows it (a write to the destroyed socket) says nothing new.
       held ??= { error: args[0] };
       return true;
     }
-    if (event === "close" && held) {
-      const { error } = held;
+    if (event === "close") {
+      closed = true;
+      if (held) emit("error", held.error);
       held = undefined;
-      emit("error", error);
     }
     return emit(event, ...args);
   }) as typeof socket.emit;
