@@ -74,3 +74,17 @@ test("a statement handed to a connection between its socket's error and its clos
       await database.drop();
     }
   });
+
+test("each of the service's connections has the server send TCP keepalives after 30 s of silence, every 10 s, giving up after 3",
+  { skip: testEngine() === "postgres" ? false : "PostgreSQL only: the server's side of a connection" }, async () => {
+    const database = await freshPostgresDatabase(postgresServerUrl(), testFileLabel());
+    const pool = connect(database.url, 1);
+    try {
+      const [row] = await pool.unsafe("SELECT current_setting('tcp_keepalives_idle') AS idle, current_setting('tcp_keepalives_interval') AS every, current_setting('tcp_keepalives_count') AS count, inet_server_addr() IS NOT NULL AS tcp");
+      // Over a Unix socket the server has no TCP to keep alive and shows 0: this test runs over TCP.
+      assert.deepEqual({ ...row }, { idle: "30", every: "10", count: "3", tcp: true });
+    } finally {
+      await pool.end({ timeout: 1 });
+      await database.drop();
+    }
+  });

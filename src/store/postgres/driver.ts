@@ -37,6 +37,17 @@ function reconnectDelay(failures: number): number {
 }
 
 /**
+ * TCP keepalives the server sends on each of the service's sessions: after 30 s of silence,
+ * every 10 s, 3 unanswered ending the session. A session whose process or route a partition
+ * took away is otherwise kept by the server until its own keepalive gives up (by default
+ * two hours), holding one of its connection slots: under repeated partitions they fill
+ * them all (a stress of 40 black holes filled 100), and every new connection of every
+ * client is refused until then. Only the server side: the service's own side is watched by
+ * its deadlines (deadline.ts, sockets.ts).
+ */
+const SERVER_KEEPALIVES = { tcp_keepalives_idle: "30", tcp_keepalives_interval: "10", tcp_keepalives_count: "3" } as const;
+
+/**
  * A pool of `max` connections. `settings` are sent when each connection opens (as
  * `SET` would, but also on every connection the pool opens again later).
  */
@@ -56,7 +67,7 @@ export function connect(url: string, max: number, settings: Readonly<Record<stri
     // index's handful of entries, and launching workers costs tens of milliseconds — which the
     // planner pays whenever it overestimates a lookup (a search by a value sent as a list
     // parameter: estimated 49,000 rows, found 1, 48 ms instead of 0.07 at 1,000,000 records).
-    connection: { application_name: "bloc-data", max_parallel_workers_per_gather: "0", ...settings },
+    connection: { application_name: "bloc-data", max_parallel_workers_per_gather: "0", ...SERVER_KEEPALIVES, ...settings },
     transform: { undefined: null },
   });
 }
