@@ -5,6 +5,7 @@ import type {
 import { storable, type Db } from "./driver.js";
 import { fieldEquals, fieldHead, fieldSql, indexedTerm } from "./filters.js";
 import { COUNTER_HEAD, FIELD_HEAD, headTail } from "./key-heads.js";
+import { EXACT_RANKS } from "./value-ranks.js";
 
 /*
  * The counter tables (domain/ports/counters.ts): plain reads and writes by the keys the
@@ -53,15 +54,33 @@ export async function periodCounts(db: Db, blocId: string, segments: readonly st
   return rows.map((row) => ({ period: row.period, n: Number(row.n) }));
 }
 
+const TOP = `v.scope_id = $1::bigint AND v.slug = $2::text AND v.value <> ''`;
+const ORDER = `v.n DESC, left(v.value, ${COUNTER_HEAD})`;
+
+/*
+ * The candidates for one scope's first $3 (0: all) values held twice or more, off
+ * value_counts_top in rank order (value-ranks.ts). Below EXACT_RANKS the rank is the count,
+ * and the index gives them in order. Above it a rank holds counts within a sixteenth of
+ * each other: every value among the first $3 is ranked at least as high as the $3-th one
+ * in rank order (a lower rank is a lower count), so those are read; the caller sorts the
+ * two parts together by count and keeps the first $3.
+ */
+const topValues = `
+    (SELECT v.value, v.n FROM value_counts v WHERE ${TOP} AND v.rank >= ${EXACT_RANKS} AND v.rank >= CASE WHEN $3::bigint = 0
+      THEN ${EXACT_RANKS} ELSE COALESCE((SELECT e.rank FROM value_counts e
+        WHERE e.scope_id = $1::bigint AND e.slug = $2::text AND e.value <> '' AND e.rank >= ${EXACT_RANKS}
+        ORDER BY e.rank DESC OFFSET GREATEST($3::bigint - 1, 0) LIMIT 1), ${EXACT_RANKS}) END
+      ORDER BY ${ORDER} LIMIT NULLIF($3::bigint, 0))
+    UNION ALL
+    (SELECT v.value, v.n FROM value_counts v WHERE ${TOP} AND v.rank >= 2 AND v.rank < ${EXACT_RANKS}
+      ORDER BY v.rank DESC, left(v.value, ${COUNTER_HEAD}) LIMIT NULLIF($3::bigint, 0))`;
+
 export async function repeatedValues(db: Db, ids: readonly number[], slug: string, limit: number): Promise<ValueCount[]> {
-  // One scope reads its values off the index of counts of two and more, in order; several are summed. LIMIT NULL is none.
+  // One scope reads its candidates off value_counts_top (topValues); several are summed. LIMIT NULL is none.
   const listed = `CASE WHEN length(t.value) <= ${LISTED_VALUE_MAX} THEN t.value END AS value`;
   const rows = ids.length === 1
     ? await db.run<{ value: string | null; n: number }>(`
-      SELECT ${listed}, t.n FROM (SELECT v.value, v.n FROM value_counts v
-        WHERE v.scope_id = $1::bigint AND v.slug = $2::text AND v.n >= 2 AND v.value <> ''
-        ORDER BY v.n DESC, left(v.value, ${COUNTER_HEAD}) LIMIT NULLIF($3::bigint, 0)) t
-      ORDER BY t.n DESC, t.value`, [ids[0]!, slug, limit])
+      SELECT ${listed}, t.n FROM (${topValues}) t ORDER BY t.n DESC, t.value LIMIT NULLIF($3::bigint, 0)`, [ids[0]!, slug, limit])
     : await db.run<{ value: string | null; n: number }>(`
       SELECT ${listed}, t.n FROM (SELECT v.value, sum(v.n)::bigint AS n FROM value_counts v
         WHERE v.scope_id = ANY($1::bigint[]) AND v.slug = $2::text AND v.value <> ''

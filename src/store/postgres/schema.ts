@@ -1,6 +1,7 @@
 import { LOCK, type Pg } from "./driver.js";
 import { valueIndexesMigration, valueStatisticsMigration } from "./field-indexes.js";
 import { COUNTER_HEAD, SEQUENCE_HEAD } from "./key-heads.js";
+import { rankSql } from "./value-ranks.js";
 
 /**
  * The PostgreSQL schema: the SQLite engine's tables and columns (store/tables.ts names
@@ -444,6 +445,17 @@ const MIGRATIONS: readonly string[] = [
   // history still names it; NULL (what an older backup restores) is a field in use.
   `
   ALTER TABLE fields ADD COLUMN retired_at text COLLATE "C";
+  `,
+  // value_counts_top ranked values by n, so every change of a count was an update of an
+  // indexed column: never HOT, a new entry in both of the table's indexes each time, and the
+  // value-count upsert of add-data twice as slow. It ranks by \`rank\` now, which is n below
+  // EXACT_RANKS and changes only once a count grows by a sixteenth above it (counters.ts
+  // reads the top values with that in mind), so that the updates of the counts that change
+  // most often, the large ones, leave every indexed column as it was.
+  `
+  ALTER TABLE value_counts ADD COLUMN rank smallint GENERATED ALWAYS AS (${rankSql("n")}) STORED;
+  DROP INDEX value_counts_top;
+  CREATE INDEX value_counts_top ON value_counts (scope_id, slug, rank DESC, left(value, ${COUNTER_HEAD})) WHERE rank >= 2;
   `,
 ];
 
