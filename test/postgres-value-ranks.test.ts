@@ -50,7 +50,7 @@ before(async () => {
   const [made] = await counters.changeScopes(db, blocId, [{ segment: EVERYONE.key, period: ALL_TIME, n: 100_000 }]);
   scope = made!.id;
   const values: [string, number][] = [];
-  // 40 counts inside one step above EXACT_RANKS (2,000 to 2,039, two of each), with ties.
+  // 40 values inside one step above EXACT_RANKS: counts 2,000 to 2,019, two values each.
   for (let i = 0; i < 40; i += 1) values.push([`step-${String(i).padStart(2, "0")}`, 2_000 + Math.floor(i / 2)]);
   // Counts a step or more apart, up to 80,000; and counts below EXACT_RANKS, where the rank is the count.
   for (let i = 0; i < 12; i += 1) values.push([`far-${i}`, Math.round(EXACT_RANKS * 1.3 ** (i + 1))]);

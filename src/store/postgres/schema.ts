@@ -448,8 +448,8 @@ const MIGRATIONS: readonly string[] = [
   `,
   // value_counts_top ranked values by n, so every change of a count was an update of an
   // indexed column: never HOT, a new entry in both of the table's indexes each time, and the
-  // value-count upsert of add-data twice as slow. It ranks by \`rank\` now, which is n below
-  // EXACT_RANKS and changes only once a count grows by a sixteenth above it (counters.ts
+  // value-count upsert of add-data twice as slow. It ranks by the column rank now, which is n
+  // below EXACT_RANKS and changes only once a count grows by a sixteenth above it (counters.ts
   // reads the top values with that in mind), so that the updates of the counts that change
   // most often, the large ones, leave every indexed column as it was.
   `

@@ -1,7 +1,7 @@
 /*
- * The rank value_counts_top orders a scope's counted values by (schema.ts, the migration
- * that added it): a column of its own rather than the count, so that most changes of a
- * count leave the index as it was and the update is HOT. The migration stores it with
+ * What value_counts_top orders a scope's counted values by: value_counts.rank (added by a
+ * migration in schema.ts), a column of its own rather than the count, so that most changes
+ * of a count leave the index as it was and the update is HOT. The migration stores it with
  * rankSql and counters.ts reads the top values with EXACT_RANKS in mind: changing either
  * takes a migration that computes the column again.
  */
@@ -9,7 +9,7 @@
 /**
  * Counts below this are ranked by themselves in value_counts_top; above it, one rank holds
  * the counts within a sixteenth of each other (a ratio of e^(1/16.5)), so that a count
- * in the thousands moves to the next rank once in a hundred or more increments. At most one
+ * above it moves to the next rank once in 64 or more increments. At most one
  * value in EXACT_RANKS of a scope's records can be ranked above it, which bounds what a read
  * of the top values takes from the rank it stops in.
  */
