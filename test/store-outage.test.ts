@@ -219,8 +219,23 @@ async function catchOrphans(service: Service, direct: ReturnType<typeof connect>
     await new Promise((resolve) => setTimeout(resolve, 150 + attempt * 37));
     await service.proxy.set("black-hole");
     adding = false;
-    await Promise.all(writers);
-    orphans = await lockHolders();
+    // Looked for while the writers' requests wait out their deadline: PostgreSQL ends a session
+    // idle in a transaction after two deadlines itself, and under CI's load that once came
+    // before the last of them answered (8 attempts, none caught). A session still idle in its
+    // transaction 50 ms after the cut is one the service can no longer reach.
+    const writing = Promise.all(writers);
+    let answered = false;
+    void writing.then(() => { answered = true; }, () => { answered = true; });
+    while (!answered && orphans.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const seen = await lockHolders();
+      if (seen.length > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        orphans = (await lockHolders()).filter((pid) => seen.includes(pid));
+      }
+    }
+    await writing;
+    if (orphans.length === 0) orphans = await lockHolders();
     if (orphans.length > 0) caught();
     await service.proxy.set("up", { keepSwallowed: true });
     if (orphans.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
