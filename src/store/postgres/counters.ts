@@ -54,8 +54,8 @@ export async function periodCounts(db: Db, blocId: string, segments: readonly st
   return rows.map((row) => ({ period: row.period, n: Number(row.n) }));
 }
 
-const TOP = `v.scope_id = $1::bigint AND v.slug = $2::text AND v.value <> ''`;
-const ORDER = `v.n DESC, left(v.value, ${COUNTER_HEAD})`;
+/** The rows of scope $1 and field $2 that hold a value, as `alias`. */
+const inScope = (alias: string): string => `${alias}.scope_id = $1::bigint AND ${alias}.slug = $2::text AND ${alias}.value <> ''`;
 
 /*
  * The candidates for one scope's first $3 (0: all) values held twice or more, off
@@ -66,13 +66,12 @@ const ORDER = `v.n DESC, left(v.value, ${COUNTER_HEAD})`;
  * two parts together by count and keeps the first $3.
  */
 const topValues = `
-    (SELECT v.value, v.n FROM value_counts v WHERE ${TOP} AND v.rank >= ${EXACT_RANKS} AND v.rank >= CASE WHEN $3::bigint = 0
-      THEN ${EXACT_RANKS} ELSE COALESCE((SELECT e.rank FROM value_counts e
-        WHERE e.scope_id = $1::bigint AND e.slug = $2::text AND e.value <> '' AND e.rank >= ${EXACT_RANKS}
+    (SELECT v.value, v.n FROM value_counts v WHERE ${inScope("v")} AND v.rank >= ${EXACT_RANKS} AND v.rank >= CASE WHEN $3::bigint = 0
+      THEN ${EXACT_RANKS} ELSE COALESCE((SELECT e.rank FROM value_counts e WHERE ${inScope("e")} AND e.rank >= ${EXACT_RANKS}
         ORDER BY e.rank DESC OFFSET GREATEST($3::bigint - 1, 0) LIMIT 1), ${EXACT_RANKS}) END
-      ORDER BY ${ORDER} LIMIT NULLIF($3::bigint, 0))
+      ORDER BY v.n DESC, left(v.value, ${COUNTER_HEAD}) LIMIT NULLIF($3::bigint, 0))
     UNION ALL
-    (SELECT v.value, v.n FROM value_counts v WHERE ${TOP} AND v.rank >= 2 AND v.rank < ${EXACT_RANKS}
+    (SELECT v.value, v.n FROM value_counts v WHERE ${inScope("v")} AND v.rank >= 2 AND v.rank < ${EXACT_RANKS}
       ORDER BY v.rank DESC, left(v.value, ${COUNTER_HEAD}) LIMIT NULLIF($3::bigint, 0))`;
 
 export async function repeatedValues(db: Db, ids: readonly number[], slug: string, limit: number): Promise<ValueCount[]> {
