@@ -23,8 +23,8 @@ import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
  * holds N such records (bench/members.ts prefill), so that the adds land in
  * scopes that count their values, as in a bloc in use rather than a new one. With `--events`, add-data alone and with one webhook
  * and one live stream attached, in alternating rounds (bench/events.ts), instead.
- * `BLOC_BENCH_SERVER_NODE_OPTIONS` is passed to the
- * server process (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * `BLOC_BENCH_SERVER_NODE_ARGS` (space-separated) is given to the server's node before its
+ * script (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses).
  */
 
 function option(name: string): string | undefined {
@@ -69,8 +69,8 @@ async function main(): Promise<void> {
       ...Object.fromEntries(CATEGORIES.map((c, i) => [`field_${i + 1}`, c.values[0]!])),
       [SERIAL]: "SN-x", [BATCH]: "B-00001", [COMMENT]: "scanned",
     };
-    const nodeOptions = process.env.BLOC_BENCH_SERVER_NODE_OPTIONS;
-    const server = await startProcess({ ...env, BLOC_LOG_LEVEL: "warn", ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}) }, dir);
+    const nodeArgs = process.env.BLOC_BENCH_SERVER_NODE_ARGS?.split(" ").filter((a) => a !== "") ?? [];
+    const server = await startProcess({ ...env, BLOC_LOG_LEVEL: "warn" }, dir, undefined, undefined, nodeArgs);
     if (process.argv.includes("--events")) {
       try {
         const run = await measureEvents((p) => `${server.url}${p}`, admin, blocId, { scanStationID: blocId, dataToAdd: JSON.stringify(scan) },

@@ -50,8 +50,8 @@ export interface Running {
  * Starts `node dist/src/main.js` (or another server) on an ephemeral port and waits for its "listening" line
  * (a WORKERS=N cluster prints it once every worker listens, which takes longer on a busy machine).
  */
-export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY, waitMs = 15_000): Promise<Running> {
-  const child = spawn(process.execPath, [entry], {
+export function startProcess(env: Record<string, string>, cwd: string, entry = SERVER_ENTRY, waitMs = 15_000, nodeArgs: readonly string[] = []): Promise<Running> {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     // A 30 s store deadline, as test/support/server.ts gives in-process servers: on a loaded
     // two-core machine a group commit has outlasted the 5 s production default (tests of the
     // deadline set their own).
