@@ -6,6 +6,7 @@ import { readConfig } from "../src/config.js";
 import { openContext } from "../src/open-context.js";
 import { createUser } from "../src/domain/users.js";
 import { startProcess } from "../test/support/process.js";
+import { CpuMeter, cpuBoundRps, describeCpu } from "./cpu-budget.js";
 import { cpuMs, load, type Load } from "./measure.js";
 import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
 import { BATCH, CATEGORIES, COMMENT, SERIAL, createBenchBloc } from "./seed.js";
@@ -103,17 +104,21 @@ async function main(): Promise<void> {
           loops: CONNECTIONS, pool: Number(PG_POOL), seconds: SECONDS, databaseName: pg.name,
           row: { blocId, userId: user, values: scan },
         }) : undefined;
+        let meter: CpuMeter | undefined;
         const [add, addCpu] = await measured(server.child.pid!, () => load({
           url: `${server.url}/api/add-data`, method: "POST", token: admin, connections: CONNECTIONS, seconds: SECONDS,
           body: { scanStationID: blocId, dataToAdd: JSON.stringify(scan) },
           ...(members ? { next: adds! } : {}),
-        }));
+        }, () => { meter = new CpuMeter(server.child.pid, { postgres: pg !== undefined }); }));
+        const cpu = meter!.perRequest(add.requests);
         rows.push({ ceil, add, ceilCpu, addCpu, ...(driver ? { driver } : {}) });
         const reference = driver ?? ceil;
         say(`round ${round}: ceiling ${Math.round(ceil.rps)} req/s` + (driver ? `, driver ${Math.round(driver.rps)} tx/s` : "") +
           `, add-data ${Math.round(add.rps)} req/s (p50 ${add.p50} ms, p99 ${add.p99} ms, ${add.failures} failed)` +
           `; ratio ${(add.rps / reference.rps).toFixed(2)}` + (driver ? ` (to Fastify ${(add.rps / ceil.rps).toFixed(2)})` : "") +
-          `; server CPU per request: ceiling ${ceilCpu.toFixed(0)} µs, add-data ${addCpu.toFixed(0)} µs`);
+          `; server CPU per request: ceiling ${ceilCpu.toFixed(0)} µs, add-data ${addCpu.toFixed(0)} µs` +
+          `; add-data: ${describeCpu(cpu, "add")}, at most ${(cpuBoundRps(cpu) / reference.rps).toFixed(2)} of the reference side by side` +
+          (driver ? `; driver loop: ${describeCpu(driver.cpu, "transaction")}` : ""));
       }
     } finally {
       await server.stop();

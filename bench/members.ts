@@ -1,7 +1,9 @@
+import os from "node:os";
 import type { Context } from "../src/domain/context.js";
 import { grantOf, setGrant, setProfile, setRestriction } from "../src/domain/access.js";
 import { issueToken } from "../src/domain/tokens.js";
 import { createUser } from "../src/domain/users.js";
+import { cpuBoundRps, describeCpu, type CpuPerRequest } from "./cpu-budget.js";
 import type { Load } from "./measure.js";
 import type { Figure } from "./results.js";
 import { bulkImportRecords } from "../src/domain/bulk-import.js";
@@ -80,17 +82,22 @@ export function memberAdds(members: Members): () => { body: unknown; token: stri
 }
 
 /** The row: throughput against the engine's reference (SQLite: the bare Fastify route; PostgreSQL: the driver loop). */
-export function memberAddFigure(add: Load, members: number, connections: number, route: Load, driver: Load | undefined, holding = 0): Figure {
+export function memberAddFigure(add: Load, members: number, connections: number, route: Load, driver: Load | undefined, holding = 0,
+  cpu?: CpuPerRequest): Figure {
   const reference = driver ?? route;
   const ratio = add.rps / reference.rps;
   const floor = driver ? 0.4 : 0.25;
   const of = driver ? "the driver loop" : "the bare route";
+  // The same work with every add side by side: how far concurrency alone could take it.
+  const bound = cpu && cpuBoundRps(cpu);
   return {
     name: `add-data, a new serial, order ref and comment each time, ${members} members, ${connections} connections (durable)` +
       (holding > 0 ? `, into a bloc in use (${holding.toLocaleString("en")} records, ${IN_USE_PER_DAY.toLocaleString("en")} a day)` : ", into a new bloc"),
     value: `${Math.round(add.rps).toLocaleString("en")} req/s; ${ratio.toFixed(2)} of ${of}` +
       (driver ? ` (${(add.rps / route.rps).toFixed(2)} of the bare route)` : "") +
-      (add.failures > 0 ? ` (${add.failures} of ${add.requests} requests failed)` : ""),
+      (add.failures > 0 ? ` (${add.failures} of ${add.requests} requests failed)` : "") +
+      (cpu && bound ? `; CPU ${describeCpu(cpu, "add")}: at that cost ${os.availableParallelism()} cores answer at most ` +
+        `${Math.round(bound).toLocaleString("en")} req/s, ${(bound / reference.rps).toFixed(2)} of ${of}, with every add side by side` : ""),
     target: `≥ ${floor.toFixed(2)} of ${of}`,
     met: add.failures === 0 && ratio >= floor,
   };

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import postgres from "postgres";
+import { CpuMeter, type CpuPerRequest } from "./cpu-budget.js";
 import type { Load } from "./measure.js";
 
 /** Where the benchmark creates (and drops) its database: a server and a database to connect to for that. */
@@ -59,6 +60,8 @@ export interface DriverCeiling extends Load {
   readonly pool: number;
   /** What sessions of the database were doing, sampled during the measured run. */
   readonly waits: Readonly<Record<string, number>>;
+  /** CPU per transaction over the measured run: PostgreSQL's, and the loop's own (as `load`). */
+  readonly cpu: CpuPerRequest;
 }
 
 /**
@@ -99,13 +102,15 @@ export async function driverCeiling(url: string, options: {
   try {
     await run(0.5);
     const sampler = sampleSessions(options.databaseName);
+    const meter = new CpuMeter(undefined, { postgres: true });
     const { ms, failures } = await run(options.seconds);
+    const cpu = meter.perRequest(ms.length);
     const waits = await sampler.stop();
     ms.sort((a, b) => a - b);
     const at = (q: number): number => Math.round(ms[Math.min(ms.length - 1, Math.floor(q * ms.length))]! * 10) / 10;
     return {
       rps: ms.length / options.seconds, p50: at(0.5), p99: at(0.99), requests: ms.length, failures,
-      loops: options.loops, pool: options.pool, waits,
+      loops: options.loops, pool: options.pool, waits, cpu,
     };
   } finally {
     await sql`DROP TABLE IF EXISTS bench_ceiling`;

@@ -20,6 +20,7 @@ import { bareReadLoop, measureReports, type ReportRun } from "./reports.js";
 import { measureSearch, searchFigures } from "./search.js";
 import { diskFigures, postgresDisk, sqliteDisk } from "./disk.js";
 import { makeMembers, memberAddFigure, memberAdds, prefill, type Members } from "./members.js";
+import { CpuMeter, describeCpu, type CpuPerRequest } from "./cpu-budget.js";
 import { addFloorFigure, boundRps, engineCosts, frameworkCosts, type AddFloor, type AddFloorRow } from "./add-data-floor.js";
 
 const SITES = CATEGORIES[1]!.values;
@@ -219,13 +220,17 @@ async function main(): Promise<void> {
     });
     const addWaits = stopSampling ? await stopSampling() : undefined;
     say(`add-data, a new record each time from ${MEMBERS} members in turn…`);
-    const memberAdd = await load({
-      url: api("/api/add-data"), method: "POST", connections: CONNECTIONS, seconds: SECONDS, next: memberAdds(members),
-    });
+    // What each add costs the service, PostgreSQL and the load in CPU (bench/cpu-budget.ts).
+    const metered = async (into: Members): Promise<{ load: Load; cpu: CpuPerRequest }> => {
+      let meter: CpuMeter | undefined;
+      const result = await load({
+        url: api("/api/add-data"), method: "POST", connections: CONNECTIONS, seconds: SECONDS, next: memberAdds(into),
+      }, () => { meter = new CpuMeter(pid, { postgres: pg !== undefined }); });
+      return { load: result, cpu: meter!.perRequest(result.requests) };
+    };
+    const { load: memberAdd, cpu: memberAddCpu } = await metered(members);
     say(`the same into a bloc in use, holding ${IN_USE.toLocaleString("en")} records…`);
-    const memberAddInUse = await load({
-      url: api("/api/add-data"), method: "POST", connections: CONNECTIONS, seconds: SECONDS, next: memberAdds(inUse),
-    });
+    const { load: memberAddInUse, cpu: memberAddInUseCpu } = await metered(inUse);
     say("add-data with a webhook and a live stream attached, alternating with add-data alone…");
     const events = await measureEvents(api, admin, blocs.adds, { scanStationID: blocs.adds, dataToAdd: JSON.stringify(scan) },
       CONNECTIONS, SECONDS, 3, dir, pid);
@@ -294,7 +299,8 @@ async function main(): Promise<void> {
       { name: `ceiling: bare Fastify route, ${CONNECTIONS} connections`, value: `${Math.round(ceil.rps).toLocaleString("en")} req/s`, target: "reference", met: null },
       ...(driver ? [{
         name: `ceiling: bare driver loop, ${driver.loops} loops over a pool of ${driver.pool} (BEGIN; INSERT 1 row; COMMIT)`,
-        value: `${Math.round(driver.rps).toLocaleString("en")} tx/s; p50 ${driver.p50} ms, p99 ${driver.p99} ms`, target: "reference", met: null,
+        value: `${Math.round(driver.rps).toLocaleString("en")} tx/s; p50 ${driver.p50} ms, p99 ${driver.p99} ms; CPU ${describeCpu(driver.cpu, "transaction")}`,
+        target: "reference", met: null,
       }] : []),
       {
         name: `add-data, the same record each time, ${CONNECTIONS} connections (durable)`,
@@ -303,8 +309,8 @@ async function main(): Promise<void> {
           : `${Math.round(add.rps).toLocaleString("en")} req/s; ratio to ceiling ${(add.rps / ceil.rps).toFixed(2)}`,
         target: driver ? "ratio to driver ceiling ≥ 0.50" : "ratio ≥ 0.50", met: add.rps / addReference.rps >= 0.5,
       },
-      memberAddFigure(memberAdd, MEMBERS, CONNECTIONS, ceil, driver),
-      memberAddFigure(memberAddInUse, MEMBERS, CONNECTIONS, ceil, driver, IN_USE),
+      memberAddFigure(memberAdd, MEMBERS, CONNECTIONS, ceil, driver, 0, memberAddCpu),
+      memberAddFigure(memberAddInUse, MEMBERS, CONNECTIONS, ceil, driver, IN_USE, memberAddInUseCpu),
       ...(addFloor ? [addFloorFigure(addFloor)] : []),
       {
         name: `add-data with one webhook and one live stream attached, ${CONNECTIONS} connections`,
@@ -357,7 +363,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, memberAdd, memberAddInUse, addFloor, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, memberAdd, memberAddInUse, memberAddCpu, memberAddInUseCpu, addFloor, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search, disk,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {
