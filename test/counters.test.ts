@@ -6,7 +6,8 @@ import { importRecords } from "../src/domain/record-writes.js";
 import { countVisibleRecords, countValues, listVisibleRecords } from "../src/domain/record-queries.js";
 import { readConfig } from "../src/config.js";
 import { openStore } from "../src/store/open-store.js";
-import { assertCountersEqualRecount } from "./support/recount.js";
+import { countingThreshold } from "../src/domain/counting/keys.js";
+import { allRows, assertCountersEqualRecount } from "./support/recount.js";
 import { addBloc, addMember, startServer, type Member, type TestServer } from "./support/server.js";
 import { call } from "./support/http.js";
 import { freshWorkspace, startProcess } from "./support/process.js";
@@ -135,6 +136,75 @@ test("after random adds, imports, updates and restriction changes the counters e
       }
     }
   }
+});
+
+test("an owner's scopes count their values only while a reader sees that owner's records as their own", async () => {
+  const store = server.ctx.store;
+  const threshold = countingThreshold();
+  assert.ok(threshold <= 200, `BLOC_COUNTED_ABOVE is small in tests (${threshold})`);
+  const bloc = await addBloc(server, "Owners", ["Line", "Note"]);
+  const [a, b] = [await addMember(server, { blocId: bloc, read: true, add: true }), await addMember(server, { blocId: bloc, read: true, add: true })];
+  const add = (m: Member, n: number): Promise<void> => Promise.all(Array.from({ length: n }, (_, i) => server.call("POST", "/api/add-data", {
+    token: m.token, json: { scanStationID: bloc, dataToAdd: { field_1: `L${i % 3}`, field_2: i % 2 === 0 ? "ok" : "" } },
+  }).then((reply) => assert.equal(reply.status, 200, reply.text)))).then(() => undefined);
+  /** The owner's scopes, and how many of them count values, hold hours, and value rows they have. */
+  const owned = async (m: Member): Promise<{ scopes: number; counted: number; hours: number; values: number }> => {
+    const scopes = (await allRows(store, "counter_scopes")).filter((r) => r.bloc_id === bloc && r.segment === `u:${m.id}`);
+    const ids = new Set(scopes.map((r) => Number(r.id)));
+    return {
+      scopes: scopes.length,
+      counted: scopes.filter((r) => Number(r.counted) === 1).length,
+      hours: scopes.filter((r) => String(r.period).startsWith("h:")).length,
+      values: (await allRows(store, "value_counts")).filter((r) => ids.has(Number(r.scope_id))).length,
+    };
+  };
+  const restrict = async (m: Member, mode: "own" | undefined): Promise<void> => {
+    const reply = mode === undefined ? await server.call("DELETE", `/api/admin/blocs/${bloc}/restrictions/${m.id}`)
+      : await server.call("PUT", `/api/admin/blocs/${bloc}/restrictions/${m.id}`, { json: { mode } });
+    assert.ok(reply.status < 300, reply.text);
+  };
+  const blocRestriction = async (restriction: "own" | "none"): Promise<void> => {
+    const reply = await server.call("PATCH", `/api/admin/blocs/${bloc}`, { json: { restriction } });
+    assert.equal(reply.status, 200, reply.text);
+  };
+  const ownAnswer = async (m: Member): Promise<void> => {
+    const reply = await server.call("GET", "/api/get-data", { token: m.token, json: { blocId: bloc } });
+    assert.equal(reply.status, 200, reply.text);
+    const mine = await store.records.listRecords({ blocId: bloc, visibility: { ownerId: m.id } }, { order: "newest", limit: 10_000, offset: 0 });
+    assert.equal(reply.json.data.count, mine.length, "an own reader counts their records");
+    const lines = tally(mine, ["field_1"]).field_1!;
+    assert.deepEqual(reply.json.data.fieldCounts.field_1, lines, "and their values");
+  };
+
+  // Each owner passes the threshold in every period of today: no one reads them as own, so no values are counted.
+  await add(a, threshold + 4);
+  await add(b, threshold + 4);
+  for (const m of [a, b]) assert.deepEqual(await owned(m), { scopes: 5, counted: 0, hours: 0, values: 0 }, "record counts only");
+  await assertCountersEqualRecount(store);
+
+  // Restricted to own: the owner's scopes are counted from their records, and kept by later adds.
+  await restrict(a, "own");
+  const followed = await owned(a);
+  assert.ok(followed.counted >= 5 && followed.values > 0 && followed.hours >= 1, `a's scopes count values: ${JSON.stringify(followed)}`);
+  assert.deepEqual(await owned(b), { scopes: 5, counted: 0, hours: 0, values: 0 }, "b's do not");
+  await add(a, 5);
+  await assertCountersEqualRecount(store);
+  await ownAnswer(a);
+
+  // Lifted: back to record counts, the day's hours gone.
+  await restrict(a, undefined);
+  assert.deepEqual(await owned(a), { scopes: 5, counted: 0, hours: 0, values: 0 }, "a's values are no longer counted");
+  await assertCountersEqualRecount(store);
+
+  // `own` for the whole bloc: every owner's scopes count values; and back.
+  await blocRestriction("own");
+  for (const m of [a, b]) assert.ok((await owned(m)).values > 0, "every owner counts values");
+  await add(b, 3);
+  await assertCountersEqualRecount(store);
+  await ownAnswer(b);
+  await blocRestriction("none");
+  for (const m of [a, b]) assert.equal((await owned(m)).counted, 0, "no owner counts values");
+  await assertCountersEqualRecount(store);
 });
 
 test("fieldCounts lists the most frequent values first, at most BLOC_FIELD_COUNTS_LIMIT per field", async () => {

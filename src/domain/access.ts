@@ -8,6 +8,7 @@ import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
 import { ownValue } from "./values.js";
 import { changeWithEvent, configChanged } from "./events.js";
+import { followOwner } from "./counting/settle.js";
 
 /** Who a request acts for: the token's user, narrowed by the token's scope. */
 export interface Principal {
@@ -176,12 +177,18 @@ export async function removeRoleGrant(ctx: Context, blocId: string, roleId: stri
 
 export async function setRestriction(ctx: Context, blocId: string, userId: string, mode: RestrictionMode): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await accessChange(ctx, blocId, (tx) => tx.access.setRestriction(blocId, userId, mode), { kind: "restriction.set", userId, mode });
+  await accessChange(ctx, blocId, async (tx) => {
+    await tx.access.setRestriction(blocId, userId, mode);
+    await followOwner(tx, blocId, userId);
+  }, { kind: "restriction.set", userId, mode });
 }
 
 export async function removeRestriction(ctx: Context, blocId: string, userId: string): Promise<void> {
   await requireBlocAndUser(ctx, blocId, userId);
-  await accessChange(ctx, blocId, (tx) => tx.access.removeRestriction(blocId, userId), { kind: "restriction.removed", userId });
+  await accessChange(ctx, blocId, async (tx) => {
+    await tx.access.removeRestriction(blocId, userId);
+    await followOwner(tx, blocId, userId);
+  }, { kind: "restriction.removed", userId });
 }
 
 export async function setRoleMember(ctx: Context, userId: string, roleId: string, member: boolean): Promise<void> {

@@ -166,8 +166,12 @@ export async function updateBloc(ctx: Context, blocId: string, settings: Partial
   await getBloc(ctx, blocId);
   await checkSettings(ctx, settings);
   const now = ctx.now();
-  await changeWithEvent(ctx, blocId, (tx) => tx.blocs.updateBlocSettings(blocId, settings),
-    () => configChanged("bloc.updated", now, { kind: "settings", settings }));
+  await changeWithEvent(ctx, blocId, async (tx) => {
+    const before = settings.restriction === undefined ? undefined : await tx.blocs.findBloc(blocId);
+    await tx.blocs.updateBlocSettings(blocId, settings);
+    // Whether every owner is read as `own` decides whose scopes count values (counting/keys.ts).
+    if (before && (settings.restriction === "own") !== (before.restriction === "own")) await rebuildCounters(tx, blocId);
+  }, () => configChanged("bloc.updated", now, { kind: "settings", settings }));
   return getBloc(ctx, blocId);
 }
 

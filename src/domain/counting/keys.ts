@@ -34,6 +34,31 @@ export function countsValuesAbove(period: string): number {
   return period.startsWith("h:") ? Math.max(1, Math.floor(countedAbove / 4)) : countedAbove;
 }
 
+/**
+ * The owners a bloc's readers see as `own` (access.ts): every owner when that is the bloc's
+ * restriction, else those restricted to it. No one else reads an owner's segment
+ * (answers.ts, coveringSegments), so the other owners' scopes count their records only.
+ */
+export interface OwnReaders {
+  readonly all: boolean;
+  readonly users: ReadonlySet<string>;
+}
+
+const OWNER_PREFIX = "u:";
+
+/**
+ * Whether a scope of `n` records counts its values: above the period's threshold, and for an
+ * owner's segment only when that owner is read as `own`.
+ */
+export function countsValues(segment: string, period: string, n: number, readers: OwnReaders): boolean {
+  if (n <= countsValuesAbove(period)) return false;
+  return !segment.startsWith(OWNER_PREFIX) || readers.all || readers.users.has(segment.slice(OWNER_PREFIX.length));
+}
+
+export function isOwnerSegment(segment: string): boolean {
+  return segment.startsWith(OWNER_PREFIX);
+}
+
 /** Set once at start-up from the configuration (open-context.ts). */
 export function setCountingThreshold(records: number): void {
   countedAbove = records;
@@ -48,7 +73,7 @@ export interface Segment {
 export const EVERYONE: Segment = { key: "", visibility: {} };
 
 export function ownerSegment(userId: string): Segment {
-  return { key: `u:${userId}`, visibility: { ownerId: userId } };
+  return { key: `${OWNER_PREFIX}${userId}`, visibility: { ownerId: userId } };
 }
 
 export function profileSegment(slug: string, value: string): Segment {

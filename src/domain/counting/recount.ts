@@ -1,11 +1,12 @@
 import type { RecordCursor } from "../model.js";
 import type { RowColumn, Store, TxViews } from "../ports/store.js";
 import {
-  ALL_TIME, EVERYONE, TIERS, countingThreshold, countsValuesAbove, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
+  ALL_TIME, EVERYONE, TIERS, countsValues, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
   type Layout, type Segment,
 } from "./keys.js";
 import type { Scope, ValueCountChange } from "../ports/counters.js";
 import { lockBloc } from "../capabilities.js";
+import { ownReaders } from "./settle.js";
 
 /*
  * Counting a bloc's counters again from its records, in bounded memory: after a field
@@ -71,7 +72,7 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
   const bloc = await tx.blocs.findBloc(blocId);
   if (!bloc) return;
   const layout = layoutOf(bloc);
-  const threshold = countingThreshold();
+  const readers = await ownReaders(tx, bloc);
   const segmentCache = new Map<string, Segment>();
 
   // Records per segment and hour, then per scope of every tier.
@@ -94,13 +95,16 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
   }
   perHour.clear();
   // Hours are kept only within days that count their values (settle.ts).
-  const changes = [...records.values()].filter((c) => tierOf(c.period) !== "h" ||
-    (records.get(scopeId(c.segment.key, `d:${c.period.slice(2, 12)}`))?.n ?? 0) > threshold);
+  const changes = [...records.values()].filter((c) => {
+    if (tierOf(c.period) !== "h") return true;
+    const day = `d:${c.period.slice(2, 12)}`;
+    return countsValues(c.segment.key, day, records.get(scopeId(c.segment.key, day))?.n ?? 0, readers);
+  });
   const scopes: Scope[] = [];
   for (let i = 0; i < changes.length; i += WRITE_BATCH) {
     scopes.push(...await tx.counters.changeScopes(blocId, changes.slice(i, i + WRITE_BATCH).map((c) => ({ segment: c.segment.key, period: c.period, n: c.n }))));
   }
-  const counted = new Map(scopes.filter((s) => s.n > countsValuesAbove(s.period)).map((s) => [scopeId(s.segment, s.period), s]));
+  const counted = new Map(scopes.filter((s) => countsValues(s.segment, s.period, s.n, readers)).map((s) => [scopeId(s.segment, s.period), s]));
   const all = counted.get(scopeId(EVERYONE.key, ALL_TIME));
   if (!all) return;
 

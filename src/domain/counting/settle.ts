@@ -1,16 +1,18 @@
-import type { StoredRecord } from "../model.js";
+import { lockBloc } from "../capabilities.js";
+import type { Bloc, StoredRecord } from "../model.js";
 import type { TxViews } from "../ports/store.js";
-import { CounterDeltas, type ScopeChange, type ValueEntry } from "./deltas.js";
+import { CounterDeltas, type ValueEntry } from "./deltas.js";
 import {
-  ALL_TIME, countsValuesAbove, EVERYONE, hourKey, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
-  type Layout, type Segment,
+  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, isOwnerSegment, ownerSegment, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  type Layout, type OwnReaders, type Segment,
 } from "./keys.js";
 import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
 
 /*
  * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every
  * scope counts its records. A scope holding more than BLOC_COUNTED_ABOVE records (a quarter of it for an hour: keys.ts) also counts
- * its values — but only values that two or more records of the bloc hold: a value one
+ * its values, an owner's only while a reader sees that owner's records as their own (keys.ts,
+ * countsValues; followOwner below) — but only values that two or more records of the bloc hold: a value one
  * record alone holds (a serial number, an order reference) has no counter anywhere, and
  * readers find it among the records (answers.ts) — and, under "", the records that hold
  * no value of a field (no row for a field every record fills in). So a value's counters appear when a
@@ -95,10 +97,14 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   for (const e of entries) for (const hour of e.hours.keys()) touched.set(`${e.segment.key}\u0000${hour}`, { segment: e.segment, hour });
   await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...[...touched.values()].flatMap((t) => keysOf([t.segment], t.hour))]);
   const all = scopes.get(EVERYONE.key, ALL_TIME);
-  const crossing = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countsValuesAbove(s.period));
+  const over = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countsValuesAbove(s.period));
+  // Whose owner segments count values is read only when one of them passes the threshold.
+  const readers = over.some((s) => isOwnerSegment(s.segment)) ? await ownReaders(tx, bloc) : NO_OWN_READERS;
+  const crossing = over.filter((s) => countsValues(s.segment, s.period, s.n, readers));
+  const segments = changes.map((c) => c.segment);
   // No scope of the bloc counted values before: every scope is within everyone's all-time one.
   if (!all?.counted) {
-    await countScopes(tx, blocId, layout, crossing, changes);
+    await countScopes(tx, blocId, layout, crossing, segments);
     return;
   }
   const wasCounted = (scope: Scope): boolean => scope.counted;
@@ -166,7 +172,7 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
     for (const record of holding) writes.push(...contribution(record, blocId, layout, scopes, slug, value, 1, wasCounted));
   }
   await tx.counters.changeValues(writes);
-  await countScopes(tx, blocId, layout, crossing, changes);
+  await countScopes(tx, blocId, layout, crossing, segments);
 }
 
 /**
@@ -174,9 +180,9 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
  * from their records (everyone's all-time scope first: the others count only values it
  * counts, the values two or more records of the bloc hold).
  */
-async function countScopes(tx: TxViews, blocId: string, layout: Layout, crossing: readonly Scope[], changes: readonly ScopeChange[]): Promise<void> {
+async function countScopes(tx: TxViews, blocId: string, layout: Layout, crossing: readonly Scope[], segments: readonly Segment[]): Promise<void> {
   if (crossing.length === 0) return;
-  const segmentOf = new Map(changes.map((c) => [c.segment.key, c.segment]));
+  const segmentOf = new Map(segments.map((segment) => [segment.key, segment]));
   const ordered = [...crossing].sort((a, b) => Number(b.segment === "" && b.period === ALL_TIME) - Number(a.segment === "" && a.period === ALL_TIME));
   let all: Scope | undefined;
   while (ordered.length > 0) {
@@ -240,4 +246,54 @@ export async function tallyScope(tx: TxViews, blocId: string, layout: Layout, se
     if (page.length < 2000) return { counts, hours };
     after = page[page.length - 1];
   }
+}
+
+/*
+ * Which owners of a bloc are read as `own`, for the rule in keys.ts (countsValues): read only
+ * when a scope of an owner passes the threshold, when a bloc is counted again, or when a
+ * restriction changes (followOwner).
+ */
+
+/** No owner is read as `own`: what the rule needs when no owner's scope is in question. */
+const NO_OWN_READERS: OwnReaders = { all: false, users: new Set() };
+
+export async function ownReaders(view: Pick<TxViews, "access">, bloc: Pick<Bloc, "id" | "restriction">): Promise<OwnReaders> {
+  // A user whose own restriction lifts the bloc's `own` still counts: a little kept for nothing, never a wrong answer.
+  if (bloc.restriction === "own") return { all: true, users: new Set() };
+  const { restrictions } = await view.access.blocAccessList(bloc.id);
+  return { all: false, users: new Set(restrictions.filter((r) => r.mode === "own").map((r) => r.userId)) };
+}
+
+/*
+ * An owner's scopes after a restriction of theirs changed: counted from their records when
+ * the owner is now read as `own` (as a scope that passes the threshold is), or back to
+ * record counts alone when no longer — what counting the bloc again would keep
+ * (recount.ts), for one owner.
+ */
+
+/** Periods sort as text: "a", then "d:", "h:", "m:", "w:", "y:" — every one lies in this range. */
+const FIRST_PERIOD = "a";
+const LAST_PERIOD = "z";
+
+export async function followOwner(tx: TxViews, blocId: string, userId: string): Promise<void> {
+  await lockBloc(tx, blocId);
+  const bloc = await tx.blocs.findBloc(blocId);
+  if (!bloc) return;
+  const readers = await ownReaders(tx, bloc);
+  const segment = ownerSegment(userId);
+  const periods = await tx.counters.periodCounts(blocId, [segment.key], FIRST_PERIOD, LAST_PERIOD);
+  const scopes = await tx.counters.scopes(blocId, periods.map(({ period }) => ({ segment: segment.key, period })));
+  if (readers.all || readers.users.has(userId)) {
+    // An uncounted day keeps no hours: countScopes makes them with the day.
+    const crossing = scopes.filter((s) => !s.counted && countsValues(s.segment, s.period, s.n, readers));
+    await countScopes(tx, blocId, layoutOf(bloc), crossing, [segment]);
+    return;
+  }
+  // Hours are kept only within days that count their values: none of this owner's is left.
+  const hours = scopes.filter((s) => tierOf(s.period) === "h");
+  const counted = scopes.filter((s) => s.counted && tierOf(s.period) !== "h");
+  if (hours.length + counted.length === 0) return;
+  // Emptied, a scope goes with its value counts; the others come back counting records only.
+  await tx.counters.changeScopes(blocId, [...hours, ...counted].map((s) => ({ segment: s.segment, period: s.period, n: -s.n })));
+  if (counted.length > 0) await tx.counters.changeScopes(blocId, counted.map((s) => ({ segment: s.segment, period: s.period, n: s.n })));
 }

@@ -43,8 +43,8 @@ export interface CounterReads {
   /** The scopes of a bloc among `keys` that exist (hold or held records). */
   scopes(blocId: string, keys: readonly ScopeKey[]): Promise<Scope[]>;
   /**
-   * Records per period of one tier between two periods of it (inclusive, by key order),
-   * summed over the segments; periods without records are absent.
+   * Records per period between two periods (inclusive, by key order: of one tier, or from
+   * "a" to "z" for every period), summed over the segments; periods without records are absent.
    */
   periodCounts(blocId: string, segments: readonly string[], fromPeriod: string, toPeriod: string): Promise<{ period: string; n: number }[]>;
   /**
