@@ -51,12 +51,16 @@ const OWNER_PREFIX = "u:";
  * owner's segment only when that owner is read as `own`.
  */
 export function countsValues(segment: string, period: string, n: number, readers: OwnReaders): boolean {
-  if (n <= countsValuesAbove(period)) return false;
-  return !segment.startsWith(OWNER_PREFIX) || readers.all || readers.users.has(segment.slice(OWNER_PREFIX.length));
+  return n > countsValuesAbove(period) && (!isOwnerSegment(segment) || readAsOwn(segment, readers));
 }
 
 export function isOwnerSegment(segment: string): boolean {
   return segment.startsWith(OWNER_PREFIX);
+}
+
+/** Whether an owner's segment is one some reader sees as their own records. */
+export function readAsOwn(segment: string, readers: OwnReaders): boolean {
+  return readers.all || readers.users.has(segment.slice(OWNER_PREFIX.length));
 }
 
 /** Set once at start-up from the configuration (open-context.ts). */

@@ -3,7 +3,7 @@ import type { Bloc, StoredRecord } from "../model.js";
 import type { TxViews } from "../ports/store.js";
 import { CounterDeltas, type ValueEntry } from "./deltas.js";
 import {
-  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, isOwnerSegment, ownerSegment, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, isOwnerSegment, ownerSegment, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type OwnReaders, type Segment,
 } from "./keys.js";
 import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
@@ -283,7 +283,7 @@ export async function followOwner(tx: TxViews, blocId: string, userId: string): 
   const segment = ownerSegment(userId);
   const periods = await tx.counters.periodCounts(blocId, [segment.key], FIRST_PERIOD, LAST_PERIOD);
   const scopes = await tx.counters.scopes(blocId, periods.map(({ period }) => ({ segment: segment.key, period })));
-  if (readers.all || readers.users.has(userId)) {
+  if (readAsOwn(segment.key, readers)) {
     // An uncounted day keeps no hours: countScopes makes them with the day.
     const crossing = scopes.filter((s) => !s.counted && countsValues(s.segment, s.period, s.n, readers));
     await countScopes(tx, blocId, layoutOf(bloc), crossing, [segment]);
