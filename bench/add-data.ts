@@ -26,6 +26,9 @@ import { eventsCpuRatio, eventsRatio, measureEvents } from "./events.js";
  * and one live stream attached, in alternating rounds (bench/events.ts), instead.
  * `BLOC_BENCH_SERVER_NODE_ARGS` (space-separated) is given to the server's node before its
  * script (for example `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS refuses).
+ * `BLOC_COUNTED_ABOVE` set beyond the bloc's size turns value counts off for the server and
+ * the prefill alike: what add-data costs without them, as an experiment (answers still
+ * exact, reads slow).
  */
 
 function option(name: string): string | undefined {
@@ -54,7 +57,12 @@ async function main(): Promise<void> {
   const pg = STORE === "postgres" ? await createBenchDatabase() : undefined;
   const databaseUrl = pg ? pg.url : `sqlite:${path.join(dir, "bloc.db")}`;
   const admin = `bench-admin-${Date.now()}-0123456789`;
-  const env = { DATABASE_URL: databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_ADMIN_TOKEN: admin, BLOC_PG_POOL: PG_POOL };
+  // BLOC_COUNTED_ABOVE reaches the server through its environment; the prefill counts the same way.
+  const countedAbove = process.env.BLOC_COUNTED_ABOVE;
+  const env = {
+    DATABASE_URL: databaseUrl, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_ADMIN_TOKEN: admin, BLOC_PG_POOL: PG_POOL,
+    ...(countedAbove ? { BLOC_COUNTED_ABOVE: countedAbove } : {}),
+  };
   try {
     const ctx = await openContext(readConfig(env));
     const user = (await createUser(ctx, "operator")).id;

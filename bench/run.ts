@@ -22,6 +22,7 @@ import { diskFigures, postgresDisk, sqliteDisk } from "./disk.js";
 import { makeMembers, memberAddFigure, memberAdds, prefill, type Members } from "./members.js";
 import { CpuMeter, describeCpu, type CpuPerRequest } from "./cpu-budget.js";
 import { addFloorFigure, boundRps, engineCosts, frameworkCosts, type AddFloor, type AddFloorRow } from "./add-data-floor.js";
+import { postgresAddFloorFigure, postgresBoundRps, postgresEngineCosts, type PostgresAddFloor, type PostgresAddFloorRow } from "./add-data-floor-postgres.js";
 
 const SITES = CATEGORIES[1]!.values;
 
@@ -270,6 +271,16 @@ async function main(): Promise<void> {
       };
       addFloor = { framework: ceilCosts, fresh: await into(0), inUse: await into(IN_USE) };
     }
+    let postgresAddFloor: PostgresAddFloor | undefined;
+    if (pg && driver) {
+      say("add-data's floor: the same records written by the bare driver, side by side…");
+      const into = async (held: number): Promise<PostgresAddFloorRow> => {
+        const cost = (await postgresEngineCosts(held, { driverLoop: false })).counted;
+        const rps = postgresBoundRps(ceilCosts, cost);
+        return { held, cost, rps, ratio: rps / driver.rps };
+      };
+      postgresAddFloor = { framework: ceilCosts, fresh: await into(0), inUse: await into(IN_USE) };
+    }
     // Last, so that the database holds everything the run wrote.
     say(pg ? "VACUUM, then bytes on disk and counter rows…" : "WAL checkpoint, then bytes on disk and counter rows…");
     const disk = pg ? await postgresDisk(pg.url) : await sqliteDisk(engine.sqliteFile!);
@@ -312,6 +323,7 @@ async function main(): Promise<void> {
       memberAddFigure(memberAdd, MEMBERS, CONNECTIONS, ceil, driver, 0, memberAddCpu),
       memberAddFigure(memberAddInUse, MEMBERS, CONNECTIONS, ceil, driver, IN_USE, memberAddInUseCpu),
       ...(addFloor ? [addFloorFigure(addFloor)] : []),
+      ...(postgresAddFloor ? [postgresAddFloorFigure(postgresAddFloor)] : []),
       {
         name: `add-data with one webhook and one live stream attached, ${CONNECTIONS} connections`,
         value: `${Math.round(median(events.with.map((l) => l.rps))).toLocaleString("en")} req/s against ` +
@@ -363,7 +375,7 @@ async function main(): Promise<void> {
     }
     if (addWaits) notes.push(`sessions during add-data: ${describeWaits(addWaits)}`);
     const raw = {
-      ceil, driver, add, addWaits, memberAdd, memberAddInUse, memberAddCpu, memberAddInUseCpu, addFloor, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
+      ceil, driver, add, addWaits, memberAdd, memberAddInUse, memberAddCpu, memberAddInUseCpu, addFloor, postgresAddFloor, members: { count: MEMBERS, blocId: members.blocId, inUse: IN_USE }, events, page1Small, page1Large, windows, shift, ownLarge, profileLarge, deepLarge, oneSmall, oneLarge,
       thousandSmall, thousandLarge, json, xlsx, seedRate, seeds, bulk, search, disk,
     };
     const table = writeResults(path.resolve(here, "../../bench"), {

@@ -3,7 +3,7 @@ import {
   PERMISSIONS, profileSlugs,
   type Bloc, type Grant, type Permission, type RestrictionMode, type TokenScope, type User, type Visibility,
 } from "./model.js";
-import type { AccessFacts, Tx } from "./ports/store.js";
+import type { AccessFacts, TransactionOptions, Tx } from "./ports/store.js";
 import type { Context } from "./context.js";
 import { getBloc } from "./blocs.js";
 import { ownValue } from "./values.js";
@@ -148,9 +148,9 @@ async function requireBlocAndRole(ctx: Context, blocId: string, roleId: string):
 
 /** A change of who may do what on a bloc, with its access.updated event, in one transaction. */
 function accessChange(ctx: Context, blocId: string, change: (tx: Tx) => Promise<void>,
-  detail: { readonly kind: string } & Readonly<Record<string, unknown>>): Promise<void> {
+  detail: { readonly kind: string } & Readonly<Record<string, unknown>>, options?: Pick<TransactionOptions, "recount">): Promise<void> {
   const now = ctx.now();
-  return changeWithEvent(ctx, blocId, change, () => configChanged("access.updated", now, detail));
+  return changeWithEvent(ctx, blocId, change, () => configChanged("access.updated", now, detail), options);
 }
 
 export async function setGrant(ctx: Context, blocId: string, userId: string, grant: Grant): Promise<Grant> {
@@ -180,7 +180,7 @@ export async function setRestriction(ctx: Context, blocId: string, userId: strin
   await accessChange(ctx, blocId, async (tx) => {
     await tx.access.setRestriction(blocId, userId, mode);
     await followOwner(tx, blocId, userId);
-  }, { kind: "restriction.set", userId, mode });
+  }, { kind: "restriction.set", userId, mode }, { recount: true });
 }
 
 export async function removeRestriction(ctx: Context, blocId: string, userId: string): Promise<void> {
@@ -188,7 +188,7 @@ export async function removeRestriction(ctx: Context, blocId: string, userId: st
   await accessChange(ctx, blocId, async (tx) => {
     await tx.access.removeRestriction(blocId, userId);
     await followOwner(tx, blocId, userId);
-  }, { kind: "restriction.removed", userId });
+  }, { kind: "restriction.removed", userId }, { recount: true });
 }
 
 export async function setRoleMember(ctx: Context, userId: string, roleId: string, member: boolean): Promise<void> {

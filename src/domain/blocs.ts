@@ -163,15 +163,17 @@ export async function addField(ctx: Context, blocId: string, input: FieldInput):
 }
 
 export async function updateBloc(ctx: Context, blocId: string, settings: Partial<BlocSettings>): Promise<Bloc> {
-  await getBloc(ctx, blocId);
+  const current = await getBloc(ctx, blocId);
   await checkSettings(ctx, settings);
   const now = ctx.now();
+  const toOrFromOwn = (restriction: Bloc["restriction"]): boolean =>
+    settings.restriction !== undefined && (settings.restriction === "own") !== (restriction === "own");
   await changeWithEvent(ctx, blocId, async (tx) => {
     const before = settings.restriction === undefined ? undefined : await tx.blocs.findBloc(blocId);
     await tx.blocs.updateBlocSettings(blocId, settings);
     // Whether every owner is read as `own` decides whose scopes count values (counting/keys.ts).
-    if (before && (settings.restriction === "own") !== (before.restriction === "own")) await rebuildCounters(tx, blocId);
-  }, () => configChanged("bloc.updated", now, { kind: "settings", settings }));
+    if (before && toOrFromOwn(before.restriction)) await rebuildCounters(tx, blocId);
+  }, () => configChanged("bloc.updated", now, { kind: "settings", settings }), { recount: toOrFromOwn(current.restriction) });
   return getBloc(ctx, blocId);
 }
 
@@ -190,7 +192,7 @@ export async function updateField(ctx: Context, blocId: string, slug: string, ch
     await tx.blocs.updateField(blocId, field);
     // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
     if (field.applyProfileFilter !== current.applyProfileFilter) await rebuildCounters(tx, blocId);
-  }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }));
+  }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }), { recount: field.applyProfileFilter !== current.applyProfileFilter });
   // A recount rewrote the bloc's counters: the planner's statistics follow.
   if (field.applyProfileFilter !== current.applyProfileFilter) await refreshStatistics(ctx.store);
   return field;

@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import { STATUS_KEY, type StoredRecord, type Visibility } from "./model.js";
 import type { Context } from "./context.js";
 import type { EventType } from "./event-types.js";
-import type { Changes, HistoryEntry, NewEvent, StoredEvent, Tx } from "./ports/store.js";
+import type { Changes, HistoryEntry, NewEvent, StoredEvent, TransactionOptions, Tx } from "./ports/store.js";
 
 /**
  * Events: what changed, written to the outbox (the `events` table) in the transaction of
@@ -138,12 +138,12 @@ export function canSee(visibility: Visibility, record: EventRecord): boolean {
  * transaction: the event exists exactly when the change does.
  */
 export async function changeWithEvent<T>(ctx: Context, blocId: string, change: (tx: Tx) => Promise<T>,
-  event: () => NewEvent): Promise<T> {
+  event: () => NewEvent, options?: Pick<TransactionOptions, "recount">): Promise<T> {
   const result = await ctx.store.transaction(async (tx) => {
     const value = await change(tx);
     await tx.events.appendEvents(blocId, [event()]);
     return value;
-  });
+  }, options);
   ctx.events.appended(blocId);
   return result;
 }

@@ -187,6 +187,6 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
 /** Recounts every bloc that has records but no counters (an upgrade from the counters of before leaves them so). */
 export async function recountMissing(store: Store): Promise<number> {
   const blocs = await store.counters.blocsWithoutScope({ segment: EVERYONE.key, period: ALL_TIME });
-  for (const blocId of blocs) await store.transaction((tx) => recountBloc(tx, blocId));
+  for (const blocId of blocs) await store.transaction((tx) => recountBloc(tx, blocId), { recount: true });
   return blocs.length;
 }

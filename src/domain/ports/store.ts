@@ -60,6 +60,13 @@ export interface TransactionOptions {
    * (group commit), each in a savepoint of its own, so that one refused unit undoes only itself.
    */
   readonly group?: string | undefined;
+  /**
+   * The unit counts a bloc's records again (the bloc's restriction to or from `own`, an
+   * owner's restriction, a profile filter): its time grows with the bloc, so the request's
+   * store deadline does not apply to it, and an engine that cuts connections that stay
+   * silent too long (an outage's sign on PostgreSQL) runs it where none is cut. Never grouped.
+   */
+  readonly recount?: boolean | undefined;
 }
 
 /**

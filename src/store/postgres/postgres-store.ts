@@ -81,6 +81,8 @@ export class PostgresStore implements Store {
   readonly maintenance: Maintenance;
 
   private readonly transactions: Transactions<WriteTransaction>;
+  /** Transactions that count a bloc again, on a connection of their own (TransactionOptions.recount); opened when first needed. */
+  private recounts: { readonly pool: Pg; readonly transactions: Transactions<WriteTransaction> } | undefined;
   private readonly cache: GenerationCache;
   private readonly meta: Db;
   private readonly loading = new Map<string, Promise<unknown>>();
@@ -92,6 +94,7 @@ export class PostgresStore implements Store {
   private constructor(
     private readonly pool: Pg, private readonly metaPool: Pg, readonly schemaVersion: number,
     defaults: PgDurabilitySettings, private readonly outages: Outages | undefined,
+    private readonly openRecountPool: () => Pg,
   ) {
     const meta = outages ? onPoolWithin(metaPool, outages.timeoutMs, outages.sockets) : onPool(metaPool);
     this.meta = meta;
@@ -101,7 +104,7 @@ export class PostgresStore implements Store {
       this.generation = row!.n;
       return row!.n;
     });
-    this.transactions = new Transactions(this.engine());
+    this.transactions = new Transactions(this.engine(pool));
 
     // Single statements on the pool, within the deadline when there is one.
     const direct = outages ? onPoolWithin(pool, outages.timeoutMs, outages.sockets) : onPool(pool);
@@ -144,7 +147,8 @@ export class PostgresStore implements Store {
     try {
       // What the server gives this role and database, read before the pool that writes is made (durability.ts).
       const defaults = await readDurability(onPool(metaPool));
-      const writer = connect(url, poolSize, needsSynchronousCommit(defaults) ? { synchronous_commit: "on" } : {}, outages);
+      const durability: Readonly<Record<string, string>> = needsSynchronousCommit(defaults) ? { synchronous_commit: "on" } : {};
+      const writer = connect(url, poolSize, durability, outages);
       pool = writer;
       const version = await migrate(writer);
       // Every connection opened now, while nothing waits: the first requests would otherwise
@@ -153,20 +157,21 @@ export class PostgresStore implements Store {
         ...Array.from({ length: poolSize }, () => writer.unsafe("SELECT 1")),
         ...Array.from({ length: META_POOL }, () => metaPool.unsafe("SELECT 1")),
       ]);
-      return new PostgresStore(writer, metaPool, version, defaults, outages);
+      // Its sockets are not the outages' to watch: a recount's statement is silent for as long as it counts.
+      return new PostgresStore(writer, metaPool, version, defaults, outages, () => connect(url, 1, durability));
     } catch (error) {
       await Promise.all([pool?.end(), metaPool.end()]);
       throw unreachable(error) ?? translate(error);
     }
   }
 
-  private engine(): TransactionEngine<WriteTransaction> {
+  private engine(pool: Pg): TransactionEngine<WriteTransaction> {
     return {
       capabilities: this.capabilities,
       transaction: async <T>(work: (session: WriteTransaction) => Promise<T>, deadline?: number, units?: number): Promise<T> => {
         let wroteConfig = false;
         try {
-          const result = await WriteTransaction.run(this.pool, async (session) => {
+          const result = await WriteTransaction.run(pool, async (session) => {
             try {
               return await work(session);
             } finally {
@@ -197,6 +202,13 @@ export class PostgresStore implements Store {
   }
 
   transaction<T>(work: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    if (options?.recount) {
+      if (!this.recounts) {
+        const pool = this.openRecountPool();
+        this.recounts = { pool, transactions: new Transactions(this.engine(pool)) };
+      }
+      return this.recounts.transactions.run(work, {});
+    }
     return this.transactions.run(work, { ...options, deadline: this.outages ? performance.now() + this.outages.timeoutMs : undefined });
   }
 
@@ -217,6 +229,6 @@ export class PostgresStore implements Store {
     // requests have drained), so a connection still open after END_TIMEOUT_S is idle and
     // may be cut.
     this.orphans?.stop();
-    await Promise.all([this.pool.end({ timeout: END_TIMEOUT_S }), this.metaPool.end({ timeout: END_TIMEOUT_S })]);
+    await Promise.all([this.pool, this.metaPool, ...(this.recounts ? [this.recounts.pool] : [])].map((pool) => pool.end({ timeout: END_TIMEOUT_S })));
   }
 }
