@@ -3,19 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
-import { readConfig } from "../src/config.js";
-import { openContext } from "../src/open-context.js";
-import { getBloc } from "../src/domain/blocs.js";
-import { layoutOf } from "../src/domain/counting/keys.js";
-import { startProcess } from "../test/support/process.js";
 import { CpuMeter, type CpuPerRequest } from "./cpu-budget.js";
-import { frameworkCosts, type FrameworkCosts } from "./add-data-floor.js";
-import { load } from "./measure.js";
+import { ceilingCosts, floorBloc, type FrameworkCosts } from "./add-data-floor.js";
 import type { Figure } from "./results.js";
-import { makeMembers, memberAdds, prefill } from "./members.js";
+import { memberAdds } from "./members.js";
 import { createBenchDatabase, driverCeiling, type DriverCeiling } from "./postgres.js";
 import { scopeCounts } from "./scope-counts.js";
-import { CATEGORIES, createBenchBloc } from "./seed.js";
 
 /*
  * How high add-data's ratio to the driver loop can go on this machine with PostgreSQL,
@@ -46,7 +39,6 @@ const GROUP = CONNECTIONS;
 const SIDE_BY_SIDE = 4;
 const WARM_UP = 32 * GROUP;
 const ADDS = 400 * GROUP;
-const here = path.dirname(fileURLToPath(import.meta.url));
 
 export interface PostgresEngineCost {
   readonly label: string;
@@ -81,14 +73,7 @@ export async function postgresEngineCosts(prefillCount: number, options: { reado
   const database = await createBenchDatabase();
   const files = fs.mkdtempSync(path.join(os.tmpdir(), "bloc-bench-floor-files-"));
   try {
-    const ctx = await openContext(readConfig({
-      DATABASE_URL: database.url, BLOC_FILES_DIR: files, BLOC_ADMIN_TOKEN: `floor-admin-${Date.now()}-0123456789`,
-    }));
-    const blocId = await createBenchBloc(ctx, "Floor");
-    const members = await makeMembers(ctx, blocId, 20, CATEGORIES[1]!.values);
-    if (prefillCount > 0) await prefill(ctx, members, prefillCount);
-    const layout = layoutOf(await getBloc(ctx, blocId));
-    await ctx.store.close();
+    const { blocId, members, layout } = await floorBloc(database.url, files, prefillCount);
 
     const adds = memberAdds(members);
     const groups = (count: number, counted: boolean): { groups: Group[]; preparingUs: number } => {
@@ -189,16 +174,6 @@ export function postgresAddFloorFigure(floor: PostgresAddFloor): Figure {
       `per request, framework ${floor.framework.frameworkUs.toFixed(1)} µs, load ${floor.framework.generatorUs.toFixed(1)} µs`,
     target: "bound on add-data's ratio", met: null,
   };
-}
-
-async function ceilingCosts(): Promise<FrameworkCosts> {
-  const ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, os.tmpdir(), path.join(here, "ceiling-server.js"));
-  try {
-    return (await frameworkCosts(ceiling.child.pid!, SECONDS, () =>
-      load({ url: `${ceiling.url}/`, method: "POST", body: {}, connections: CONNECTIONS, seconds: SECONDS }))).costs;
-  } finally {
-    await ceiling.stop();
-  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

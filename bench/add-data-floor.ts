@@ -6,10 +6,10 @@ import Database from "better-sqlite3";
 import { readConfig } from "../src/config.js";
 import { openContext } from "../src/open-context.js";
 import { getBloc } from "../src/domain/blocs.js";
-import { layoutOf } from "../src/domain/counting/keys.js";
+import { layoutOf, type Layout } from "../src/domain/counting/keys.js";
 import { startProcess } from "../test/support/process.js";
 import { load, type Load } from "./measure.js";
-import { makeMembers, memberAdds, prefill } from "./members.js";
+import { makeMembers, memberAdds, prefill, type Members } from "./members.js";
 import type { Figure } from "./results.js";
 import { scopeCounts } from "./scope-counts.js";
 import { CATEGORIES, createBenchBloc } from "./seed.js";
@@ -83,7 +83,8 @@ export async function frameworkCosts<T extends Load>(pid: number, seconds: numbe
   };
 }
 
-async function ceilingCosts(): Promise<FrameworkCosts> {
+/** The bare route's costs per request, from a load of its own server (32 connections, 4 s). */
+export async function ceilingCosts(): Promise<FrameworkCosts> {
   const ceiling = await startProcess({ BLOC_LOG_LEVEL: "warn" }, os.tmpdir(), path.join(here, "ceiling-server.js"));
   try {
     return (await frameworkCosts(ceiling.child.pid!, SECONDS, () =>
@@ -115,19 +116,30 @@ export interface EngineCosts {
   readonly valueIndexes: number;
 }
 
+/**
+ * The floors' bloc, made by the service on `databaseUrl` and closed again: the bench's fields,
+ * 20 members holding every site, and `prefillCount` records when asked (a bloc in use).
+ */
+export async function floorBloc(databaseUrl: string, filesDir: string, prefillCount: number): Promise<{ blocId: string; members: Members; layout: Layout }> {
+  const ctx = await openContext(readConfig({
+    DATABASE_URL: databaseUrl, BLOC_FILES_DIR: filesDir, BLOC_ADMIN_TOKEN: `floor-admin-${Date.now()}-0123456789`,
+  }));
+  try {
+    const blocId = await createBenchBloc(ctx, "Floor");
+    const members = await makeMembers(ctx, blocId, 20, CATEGORIES[1]!.values);
+    if (prefillCount > 0) await prefill(ctx, members, prefillCount);
+    return { blocId, members, layout: layoutOf(await getBloc(ctx, blocId)) };
+  } finally {
+    await ctx.store.close();
+  }
+}
+
 /** The engine's costs per add into a new bloc (`prefill` 0) or one holding `prefill` records. */
 export async function engineCosts(prefillCount: number): Promise<EngineCosts> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bloc-bench-floor-"));
   try {
     const file = path.join(dir, "bloc.db");
-    const ctx = await openContext(readConfig({
-      DATABASE_URL: `sqlite:${file}`, BLOC_FILES_DIR: path.join(dir, "files"), BLOC_ADMIN_TOKEN: `floor-admin-${Date.now()}-0123456789`,
-    }));
-    const blocId = await createBenchBloc(ctx, "Floor");
-    const members = await makeMembers(ctx, blocId, 20, CATEGORIES[1]!.values);
-    if (prefillCount > 0) await prefill(ctx, members, prefillCount);
-    const layout = layoutOf(await getBloc(ctx, blocId));
-    await ctx.store.close();
+    const { blocId, members, layout } = await floorBloc(`sqlite:${file}`, path.join(dir, "files"), prefillCount);
 
     const adds = memberAdds(members);
     const records = Array.from({ length: WARM_UP + 3 * ADDS }, (_, i) => {
