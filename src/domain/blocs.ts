@@ -188,13 +188,14 @@ export async function updateField(ctx: Context, blocId: string, slug: string, ch
     ...resolveRules(current, changes, bloc.fields.map((f) => f.slug)),
   };
   const now = ctx.now();
+  // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
+  const recount = field.applyProfileFilter !== current.applyProfileFilter;
   await changeWithEvent(ctx, blocId, async (tx) => {
     await tx.blocs.updateField(blocId, field);
-    // Profile-filtered fields define counter segments: changing which fields are means recounting, in the same transaction.
-    if (field.applyProfileFilter !== current.applyProfileFilter) await rebuildCounters(tx, blocId);
-  }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }), { recount: field.applyProfileFilter !== current.applyProfileFilter });
+    if (recount) await rebuildCounters(tx, blocId);
+  }, () => configChanged("bloc.updated", now, { kind: "field.updated", field }), { recount });
   // A recount rewrote the bloc's counters: the planner's statistics follow.
-  if (field.applyProfileFilter !== current.applyProfileFilter) await refreshStatistics(ctx.store);
+  if (recount) await refreshStatistics(ctx.store);
   return field;
 }
 
