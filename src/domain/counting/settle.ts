@@ -70,6 +70,22 @@ function contribution(record: StoredRecord, blocId: string, layout: Layout, scop
   return changes;
 }
 
+/**
+ * The changes summed per counter: a transaction's records spread over many hours change a
+ * day's, month's and year's count of a value once per hour they hold it in, and one write of
+ * the sum is all the counter needs (a load of 10,000 records over a year wrote nearly five
+ * times as many rows as it changed).
+ */
+function summed(writes: readonly ValueCountChange[]): ValueCountChange[] {
+  const sums = new Map<string, { scope: number; slug: string; value: string; n: number }>();
+  for (const write of writes) {
+    const id = `${write.scope}\u0000${write.slug}\u0000${write.value}`;
+    const sum = sums.get(id);
+    if (sum) sum.n += write.n; else sums.set(id, { ...write });
+  }
+  return [...sums.values()].filter((w) => w.n !== 0);
+}
+
 export async function settleCounters(tx: TxViews, deltas: CounterDeltas): Promise<void> {
   for (const blocId of deltas.blocs()) await settleBloc(tx, blocId, deltas);
 }
@@ -161,7 +177,7 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
         if (scope?.counted) ids.add(scope.id);
       }
       // Written first, so that the removal below is not undone by a later increment.
-      await tx.counters.changeValues(writes.splice(0));
+      await tx.counters.changeValues(summed(writes.splice(0)));
       await tx.counters.removeValue([...ids], slug, value);
       continue;
     }
@@ -171,7 +187,7 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
     await scopes.fetch(holding.flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt))));
     for (const record of holding) writes.push(...contribution(record, blocId, layout, scopes, slug, value, 1, wasCounted));
   }
-  await tx.counters.changeValues(writes);
+  await tx.counters.changeValues(summed(writes));
   await countScopes(tx, blocId, layout, crossing, segments);
 }
 
