@@ -73,8 +73,8 @@ function contribution(record: StoredRecord, blocId: string, layout: Layout, scop
 /**
  * The changes summed per counter: a transaction's records spread over many hours change a
  * day's, month's and year's count of a value once per hour they hold it in, and one write of
- * the sum is all the counter needs (a load of 10,000 records over a year wrote nearly five
- * times as many rows as it changed).
+ * the sum is all the counter needs (a load of 10,000 records over a year into a bloc of
+ * 100,000 made about 340,000 row changes where 16,709 sums do: docs/performance.md).
  */
 function summed(writes: readonly ValueCountChange[]): ValueCountChange[] {
   const sums = new Map<string, { scope: number; slug: string; value: string; n: number }>();
