@@ -7,6 +7,7 @@ import {
 import type { Scope, ValueCountChange } from "../ports/counters.js";
 import { lockBloc } from "../capabilities.js";
 import { ownReaders } from "./settle.js";
+import { ownValue } from "../values.js";
 
 /*
  * Counting a bloc's counters again from its records, in bounded memory: after a field
@@ -21,27 +22,25 @@ import { ownReaders } from "./settle.js";
 const PAGE = 5000;
 const WRITE_BATCH = 20_000;
 
-/** Reads a bloc's records in time order, a page at a time: `read` gives a page and where it ends; `paged` runs after each. */
-async function eachPage<T>(read: (after: RecordCursor | undefined) => Promise<{ rows: T[]; last?: RecordCursor }>,
+/** Reads a bloc's rows in time order, a page at a time (`read` gives the page after a row); `paged` runs after each page. */
+async function eachPage<T extends RecordCursor>(read: (after: RecordCursor | undefined) => Promise<T[]>,
   visit: (row: T) => void, paged?: () => Promise<void>): Promise<void> {
   let after: RecordCursor | undefined;
   for (;;) {
-    const { rows, last } = await read(after);
+    const rows = await read(after);
     for (const row of rows) visit(row);
     await paged?.();
-    if (rows.length < PAGE || !last) return;
-    after = last;
+    if (rows.length < PAGE) return;
+    const last = rows[rows.length - 1]!;
+    after = { createdAt: last.createdAt, id: last.id };
   }
 }
 
 /** The few columns segments need, as JSON objects (keys "c", "u", then "p0", "p1", … per profile field): the cheaper read on SQLite. */
 function eachSegmentRow(tx: TxViews, blocId: string, layout: Layout, visit: (row: Record<string, string>) => void): Promise<void> {
   const columns = segmentColumns(layout);
-  return eachPage(async (after) => {
-    const page = await tx.records.listRows({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after }, columns);
-    const last = page[page.length - 1];
-    return { rows: page.map((row) => JSON.parse(row.json) as Record<string, string>), last: last && { createdAt: last.createdAt, id: last.id } };
-  }, visit);
+  return eachPage((after) => tx.records.listRows({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after }, columns),
+    (row) => visit(JSON.parse(row.json) as Record<string, string>));
 }
 
 /**
@@ -50,11 +49,7 @@ function eachSegmentRow(tx: TxViews, blocId: string, layout: Layout, visit: (row
  * PostgreSQL no object text built and parsed again.
  */
 function eachRecord(tx: TxViews, blocId: string, visit: (record: StoredRecord) => void, paged: () => Promise<void>): Promise<void> {
-  return eachPage(async (after) => {
-    const rows = await tx.records.listRecords({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after });
-    const last = rows[rows.length - 1];
-    return { rows, last: last && { createdAt: last.createdAt, id: last.id } };
-  }, visit, paged);
+  return eachPage((after) => tx.records.listRecords({ blocId }, { order: "oldest", limit: PAGE, offset: 0, after }), visit, paged);
 }
 
 async function write(tx: TxViews, changes: ValueCountChange[]): Promise<void> {
@@ -169,7 +164,7 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
       if (counting.filled[s]! < scope.n) writes.push({ scope: scope.id, slug, value: "", n: scope.n - counting.filled[s]! });
     });
   };
-  const valueOf = (record: StoredRecord, slug: string): string => (Object.hasOwn(record.values, slug) ? record.values[slug] ?? "" : "");
+  const valueOf = (record: StoredRecord, slug: string): string => ownValue(record.values, slug) ?? "";
   await eachRecord(tx, blocId, (record) => {
     const periods = periodsOfHour(hourOf(record.createdAt));
     const codes: number[] = [];
