@@ -6,7 +6,7 @@ import { BlocClient } from "bloc-data-service/client";
 import { insertAt, stamp } from "./support/fixtures.js";
 import { runPython } from "./support/python.js";
 import { startServer, type TestServer } from "./support/server.js";
-import { browserMissing, eventually, launchBrowser, screenshot, seriousViolations, texts } from "./support/browser.js";
+import { browserMissing, eventually, explained, launchBrowser, screenshot, seriousViolations, texts } from "./support/browser.js";
 import { Receiver, signedWith } from "./support/receiver.js";
 
 /*
@@ -388,7 +388,7 @@ test("admin: create a user and a token, its secret shown once with a copy button
   await page.getByRole("link", { name: "Users and tokens" }).click();
   await page.getByLabel("User name").fill("Ann");
   await page.getByRole("button", { name: "Create user" }).click();
-  await page.getByRole("status").getByRole("link", { name: "Ann" }).click();
+  await explained(page, () => page.getByRole("status").getByRole("link", { name: "Ann" }).click());
   await page.getByRole("heading", { name: "User Ann" }).waitFor();
 
   await page.getByLabel("Token name").fill("tablet");

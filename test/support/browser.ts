@@ -60,6 +60,26 @@ export async function screenshot(page: Page, name: string, mask: Locator[] = [])
   fs.writeFileSync(path.join(dir, `${name}.png`), png);
 }
 
+/**
+ * Runs one step on a page; if it fails, the error also says what the page showed then (its
+ * address, alerts, status messages and the values of its inputs), which a time-out waiting
+ * for an element does not: a step that failed once in CI under load left nothing else to go on.
+ */
+export async function explained<T>(page: Page, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    const shown = await page.evaluate(() => {
+      const textsOf = (selector: string): string[] => [...document.querySelectorAll(selector)].map((e) => (e.textContent ?? "").trim());
+      return {
+        url: location.href, alerts: textsOf("[role=alert]"), statuses: textsOf("[role=status]"),
+        inputs: [...document.querySelectorAll("input")].map((i) => `${(i.labels?.[0]?.textContent ?? i.name).trim()}=${i.type === "password" ? "(hidden)" : i.value}`),
+      };
+    }).catch((reason: unknown) => `(could not be read: ${String(reason)})`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nThe page then: ${JSON.stringify(shown)}`, { cause: error });
+  }
+}
+
 /** Retries `check` until it stops throwing, or throws its last failure after `ms`. */
 export async function eventually<T>(check: () => Promise<T>, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;
