@@ -92,8 +92,9 @@ export interface RecordReads {
   listRows(filter: RecordFilter, page: RowPage, columns: readonly RowColumn[]): Promise<ProjectedRow[]>;
   /**
    * Value counts of the given fields over the records the filter selects, counted from
-   * the records; empty values are not counted. Per field the `limit` most frequent (all
-   * when 0), most frequent first, ties by value in code-point order; long values as null.
+   * the records; empty values are not counted. Per field the `limit` most frequent, most
+   * frequent first, ties by value in code-point order; with `limit` 0 all of them, in no
+   * particular order (their callers sum and rank them); long values as null.
    */
   tallyValues(filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts>;
 

@@ -112,17 +112,22 @@ export async function listRows(db: Db, filter: RecordFilter, rowPage: RowPage, c
  * order; `limit` per field, 0 for all; a long value's text stays in the database.
  */
 export async function tallyValues(db: Db, filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
-  const params = new Params([[...slugs], limit]);
+  const params = new Params([[...slugs]]);
   const driver = await drivingField(db, filter);
-  const rows = await db.run<{ key: string; value: string | null; n: number }>(`
+  const listed = `CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END AS value`;
+  const counted = `
     WITH counted AS (
       SELECT e.key, e.value, count(*) AS n
       FROM records r CROSS JOIN LATERAL jsonb_each_text(r.data) AS e(key, value)
       WHERE ${whereSql(filter, params, driver)} AND e.key = ANY($1::text[]) AND e.value <> ''
-      GROUP BY e.key, e.value)
-    SELECT key, CASE WHEN length(value) <= ${LISTED_VALUE_MAX} THEN value END AS value, n FROM (
+      GROUP BY e.key, e.value)`;
+  // All of them unranked: the ranking's sort was a third of the statement for the 13,000 values of a shift's 3,333 records.
+  const rows = await db.run<{ key: string; value: string | null; n: number }>(limit === 0
+    ? `${counted} SELECT key, ${listed}, n FROM counted`
+    : `${counted}
+    SELECT key, ${listed}, n FROM (
       SELECT key, value, n, row_number() OVER (PARTITION BY key ORDER BY n DESC, value COLLATE "C") AS rank FROM counted) ranked
-    WHERE $2::bigint = 0 OR rank <= $2::bigint
+    WHERE rank <= ${params.add(limit)}::bigint
     ORDER BY key, rank`, params.values, params.options);
   // Maps, so that a value or slug such as "__proto__" is a key like any other.
   const counts = new Map<string, ValueCount[]>(slugs.map((slug) => [slug, []]));

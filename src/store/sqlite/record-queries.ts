@@ -105,9 +105,9 @@ export class SqliteRecords {
       }
     }
     return new Map([...counts].map(([slug, bucket]): [string, ValueCount[]] => {
-      const ranked = [...bucket].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      return [slug, (limit > 0 ? ranked.slice(0, limit) : ranked)
-        .map(([value, n]): ValueCount => [value.startsWith("\u0000") ? null : value, n])];
+      const all = [...bucket];
+      const kept = limit > 0 ? all.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, limit) : all;
+      return [slug, kept.map(([value, n]): ValueCount => [value.startsWith("\u0000") ? null : value, n])];
     }));
   }
 
