@@ -109,7 +109,8 @@ export async function listRows(db: Db, filter: RecordFilter, rowPage: RowPage, c
 
 /**
  * Value counts per field, most frequent first, ties by value in byte (= code-point)
- * order; `limit` per field, 0 for all; a long value's text stays in the database.
+ * order; `limit` per field, or 0 for all of them unranked; a long value's text stays in
+ * the database.
  */
 export async function tallyValues(db: Db, filter: RecordFilter, slugs: readonly string[], limit: number): Promise<ValueCounts> {
   const params = new Params([[...slugs]]);
