@@ -138,6 +138,27 @@ test("after random adds, imports, updates and restriction changes the counters e
   }
 });
 
+test("one transaction giving 150 values their second record counts every one of them, as a recount does", async () => {
+  const threshold = countingThreshold();
+  assert.ok(threshold <= 200, `BLOC_COUNTED_ABOVE is small in tests (${threshold})`);
+  const bloc = await addBloc(server, "Second holders", ["Line", "Serial"]);
+  const made = (i: number, day: string): { blocId: string; createdAt: string; userId: string; submittedStatus: number; jobId: null; values: Record<string, string> } =>
+    ({ blocId: bloc, createdAt: `2026-04-${day} 08:00:00`, userId: "1", submittedStatus: 1, jobId: null, values: { field_1: `L${i % 3}`, field_2: `SN-${i}` } });
+  // Past the threshold first, so that the bloc's scopes count values; each serial held once, so none is counted.
+  const serials = 150;
+  await server.ctx.store.transaction((tx) => importRecords(tx, Array.from({ length: threshold + serials }, (_, i) => made(i, "10"))));
+  const counted = async (): Promise<Map<string | null, number>> => new Map((await countValues(server.ctx.store, { blocId: bloc }, ["field_2"], 0)).get("field_2") ?? []);
+  assert.equal((await counted()).get("SN-0"), 1);
+  // Then one transaction gives 150 of them a second record, on another day: more values than one batch of holders reads.
+  await server.ctx.store.transaction((tx) => importRecords(tx, Array.from({ length: serials }, (_, i) => made(i, "11"))));
+  const after = await counted();
+  for (let i = 0; i < serials; i += 1) assert.equal(after.get(`SN-${i}`), 2, `SN-${i}`);
+  assert.equal(after.get(`SN-${serials}`), 1);
+  const day = new Map((await countValues(server.ctx.store, { blocId: bloc, from: "2026-04-10 00:00:00", to: "2026-04-10 23:59:59" }, ["field_2"], 0)).get("field_2") ?? []);
+  assert.equal(day.get("SN-149"), 1);
+  await assertCountersEqualRecount(server.ctx.store);
+});
+
 test("an owner's scopes count their values only while a reader sees that owner's records as their own", async () => {
   const store = server.ctx.store;
   const threshold = countingThreshold();
