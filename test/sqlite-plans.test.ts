@@ -6,6 +6,7 @@ import path from "node:path";
 import type Database from "better-sqlite3";
 import type { RecordFilter } from "../src/domain/model.js";
 import { SqliteConnection } from "../src/store/sqlite/connection.js";
+import { repeatedValues } from "../src/store/sqlite/counters.js";
 import { OWNER_TIME_INDEX, SqliteRecords } from "../src/store/sqlite/record-queries.js";
 import { Statements } from "../src/store/sqlite/statements.js";
 import { testEngine } from "./support/database.js";
@@ -69,5 +70,22 @@ test("a page of every owner's records in a window reads the bloc's time index, i
   for (const detail of await pagePlans(SHIFT)) {
     assert.match(detail, /USING (COVERING )?INDEX records_by_bloc_time \(bloc_id=\? AND created_at>\? AND created_at<\?\)/, detail);
     assert.doesNotMatch(detail, /TEMP B-TREE/, detail);
+  }
+});
+
+test("one scope's top values are read by value_counts' key and sorted: no index keeps them by count, to move on every add", { skip: sqliteOnly }, async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-sqlite-plans-"));
+  const connection = new SqliteConnection(path.join(dir, "bloc.db"));
+  try {
+    const sql = new Recorded(connection.db);
+    repeatedValues(sql, [7], "field_1", 10);
+    assert.equal(sql.texts.length, 1);
+    const detail = plan(connection.db, sql.texts[0]!);
+    assert.match(detail, /SEARCH value_counts USING PRIMARY KEY \(scope_id=\? AND slug=\?\)/, detail);
+    const indexes = connection.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'value_counts'").pluck().all();
+    assert.deepEqual(indexes, []);
+  } finally {
+    connection.db.close();
+    await fs.rm(dir, { recursive: true, force: true });
   }
 });

@@ -41,7 +41,7 @@ export function periodCounts(sql: Statements, blocId: string, segments: readonly
 }
 
 export function repeatedValues(sql: Statements, ids: readonly number[], slug: string, limit: number): ValueCount[] {
-  // One scope reads its values off the index of counts of two and more, in order; several are summed. LIMIT -1 is none.
+  // One scope's values are read by the table's key and sorted (no index keeps them by count: schema.ts); several are summed. LIMIT -1 is none.
   const statement = ids.length === 1
     ? sql.get(`SELECT ${LISTED}, n FROM value_counts WHERE scope_id = ? AND slug = ? AND n >= 2 AND value <> ''
         ORDER BY n DESC, value LIMIT ?`)
