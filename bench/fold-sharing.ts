@@ -1,5 +1,6 @@
 import { hourOf, periodsOfHour, segmentsOf, tierOf, type Counted, type Layout } from "../src/domain/counting/keys.js";
-import { COMMENT, SITE, randomFrom, recordValues } from "./seed.js";
+import { memberAdds, prefillRecords, type Members } from "./members.js";
+import { SITE } from "./seed.js";
 
 /*
  * How many value-count rows the add-data bench's records change per add when their counts
@@ -8,9 +9,9 @@ import { COMMENT, SITE, randomFrom, recordValues } from "./seed.js";
  * what a design that folds value counts after the adds could save (docs/performance.md,
  * "Where add-data stands").
  *
- * The records are the members' (bench/members.ts): the bench's shape, a numbered comment,
- * 20 owners of whom the first is read as `own`, all added on one day into a bloc already
- * holding PREFILL records of the shape. A row is one (scope, field, value): each of the
+ * The records are the members' adds (bench/members.ts memberAdds), from 20 owners of whom
+ * the first is read as `own`, all added on one day into a bloc already holding the PREFILL
+ * records members.ts prefills. A row is one (scope, field, value): each of the
  * record's segments (everyone's, its site's, and its owner's for the `own` reader: keys.ts)
  * times each period but the hour, for each value two or more records of the bloc hold. It
  * counts every scope as counting its values, which a bloc in use nearly does.
@@ -28,18 +29,22 @@ const layout: Layout = { slugs: Array.from({ length: 11 }, (_, i) => `field_${i 
 const now = "2026-11-28 12:00:00";
 const periods = periodsOfHour(hourOf(now)).filter((p) => tierOf(p) !== "h");
 
+/** The members' owners; each one's token stands for it, so that an add's token names its owner. */
+const owners = Array.from({ length: MEMBERS }, (_, i) => `member-${i}`);
+const OWN_READER = owners[0]!;
+const members: Members = { blocId: "b", users: owners, tokens: owners };
+
 function addedRecords(): Counted[] {
-  const next = randomFrom(0x5eed);
-  return Array.from({ length: ADDS }, (_, i) => {
-    const values = recordValues(PREFILL + i, next);
-    values[COMMENT] = `${values[COMMENT]} (scan ${i + 1})`;
-    return { blocId: "b", createdAt: now, userId: `member-${i % MEMBERS}`, values };
+  const next = memberAdds(members);
+  return Array.from({ length: ADDS }, () => {
+    const { body, token } = next();
+    const values = JSON.parse((body as { dataToAdd: string }).dataToAdd) as Record<string, string>;
+    return { blocId: "b", createdAt: now, userId: token, values };
   });
 }
 
 /** Values (field NUL value) two or more records of the bloc hold, the prefill's and the adds' together. */
 function heldTwice(adds: readonly Counted[]): Set<string> {
-  const next = randomFrom(0xf111);
   const held = new Map<string, number>();
   const count = (values: Readonly<Record<string, string>>): void => {
     for (const slug of layout.slugs) {
@@ -47,7 +52,7 @@ function heldTwice(adds: readonly Counted[]): Set<string> {
       held.set(key, (held.get(key) ?? 0) + 1);
     }
   };
-  for (let i = 0; i < PREFILL; i += 1) count(recordValues(i, next));
+  for (const prefilled of prefillRecords(members, PREFILL)) count(prefilled.values);
   for (const add of adds) count(add.values);
   return new Set([...held].filter(([, n]) => n >= 2).map(([key]) => key));
 }
@@ -59,7 +64,7 @@ function rowsPerAdd(adds: readonly Counted[], repeated: ReadonlySet<string>, siz
   for (let start = 0; start + size <= adds.length && windows < WINDOWS; start += size, windows += 1) {
     const keys = new Map(layout.slugs.map((slug) => [slug, new Set<string>()]));
     for (const add of adds.slice(start, start + size)) {
-      const segments = segmentsOf(add, layout).filter((s) => !s.key.startsWith("u:") || add.userId === "member-0");
+      const segments = segmentsOf(add, layout).filter((s) => !s.key.startsWith("u:") || add.userId === OWN_READER);
       for (const slug of layout.slugs) {
         const value = add.values[slug] ?? "";
         if (value === "" || !repeated.has(`${slug}\u0000${value}`)) continue;

@@ -1,5 +1,6 @@
 import os from "node:os";
 import type { Context } from "../src/domain/context.js";
+import type { NewRecord } from "../src/domain/ports/store.js";
 import { grantOf, setGrant, setProfile, setRestriction } from "../src/domain/access.js";
 import { issueToken } from "../src/domain/tokens.js";
 import { createUser } from "../src/domain/users.js";
@@ -51,14 +52,18 @@ export const IN_USE_PER_DAY = 5000;
  * order refs are their own, so memberAdds never repeats one.
  */
 export async function prefill(ctx: Context, members: Members, count: number): Promise<void> {
+  await bulkImportRecords(ctx.store, members.blocId, prefillRecords(members, count));
+}
+
+/** The records prefill loads (bench/fold-sharing.ts counts them without a database). */
+export function prefillRecords(members: Members, count: number): NewRecord[] {
   const days = count / IN_USE_PER_DAY;
   const span = { start: Date.now() - days * DAY_MS, ms: days * DAY_MS - 60_000 };
   const next = randomFrom(0xf111);
-  const records = Array.from({ length: count }, (_, i) => {
+  return Array.from({ length: count }, (_, i) => {
     const made = record(members.blocId, i, count, members.users, next, span);
     return { ...made, values: { ...made.values, [SERIAL]: `SN-P${i}`, [ORDER_REF]: `P-${i}` } };
   });
-  await bulkImportRecords(ctx.store, members.blocId, records);
 }
 
 /**
