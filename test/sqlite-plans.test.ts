@@ -35,23 +35,29 @@ function plan(db: Database.Database, sql: string): string {
   return rows.map((row) => row.detail).join("; ");
 }
 
-/** The plan of the page query `listRecords` and `listRows` run for `filter` (newest first, after a cursor). */
-async function pagePlans(filter: RecordFilter): Promise<string[]> {
+/** Runs `use` on the connection of a new, empty store, with Statements that record every query text. */
+async function onNewStore<T>(use: (db: Database.Database, sql: Recorded) => T | Promise<T>): Promise<T> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-sqlite-plans-"));
   const connection = new SqliteConnection(path.join(dir, "bloc.db"));
   try {
-    const sql = new Recorded(connection.db);
+    return await use(connection.db, new Recorded(connection.db));
+  } finally {
+    connection.db.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The plan of the page query `listRecords` and `listRows` run for `filter` (newest first, after a cursor). */
+function pagePlans(filter: RecordFilter): Promise<string[]> {
+  return onNewStore(async (db, sql) => {
     const records = new SqliteRecords(sql);
     const page = { order: "newest" as const, limit: 500, offset: 0, after: { createdAt: "2026-11-19 12:00:00", id: 7 } };
     await records.listRecords(filter, page);
     await records.listRows(filter, page, [{ key: "0", source: { field: "field_1" } }]);
     const pages = sql.texts.filter((text) => /ORDER BY/.test(text) && /FROM records r/.test(text));
     assert.equal(pages.length, 2, `two page queries: ${sql.texts.join(" | ")}`);
-    return pages.map((text) => plan(connection.db, text));
-  } finally {
-    connection.db.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+    return pages.map((text) => plan(db, text));
+  });
 }
 
 const SHIFT = { blocId: "b1", from: "2026-11-19 06:00:00", to: "2026-11-19 13:59:59" };
@@ -74,18 +80,12 @@ test("a page of every owner's records in a window reads the bloc's time index, i
 });
 
 test("one scope's top values are read by value_counts' key and sorted: no index keeps them by count, to move on every add", { skip: sqliteOnly }, async () => {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "bloc-sqlite-plans-"));
-  const connection = new SqliteConnection(path.join(dir, "bloc.db"));
-  try {
-    const sql = new Recorded(connection.db);
+  await onNewStore((db, sql) => {
     repeatedValues(sql, [7], "field_1", 10);
     assert.equal(sql.texts.length, 1);
-    const detail = plan(connection.db, sql.texts[0]!);
+    const detail = plan(db, sql.texts[0]!);
     assert.match(detail, /SEARCH value_counts USING PRIMARY KEY \(scope_id=\? AND slug=\?\)/, detail);
-    const indexes = connection.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'value_counts'").pluck().all();
+    const indexes = db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'value_counts'").pluck().all();
     assert.deepEqual(indexes, []);
-  } finally {
-    connection.db.close();
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+  });
 });
