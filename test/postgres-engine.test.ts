@@ -1,5 +1,6 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import postgres from "postgres";
 import { InvalidInputError, NotFoundError } from "../src/domain/errors.js";
 import { PostgresStore } from "../src/store/postgres/postgres-store.js";
 import { SCHEMA_VERSION } from "../src/store/postgres/schema.js";
@@ -80,6 +81,43 @@ test("a group commit's records keep their own IDs; an insert PostgreSQL refuses 
   assert.equal(new Set(answered.map(([id]) => id)).size, 4);
   assert.deepEqual(await kept(answered.map(([id]) => id)), [...answered].sort((a, b) => a[0] - b[0]).map(([id, i]) => `${id}:v${i}`));
   assert.equal(await store.records.countRecords({ blocId: "ahead" }), 8);
+});
+
+test("a group commit inserts its units' records in one statement and their events in another; a unit that throws after writing leaves none of its rows", { skip }, async () => {
+  await store.blocs.createBloc(bloc("held", [{}, {}, {}, {}]), "2026-01-01 00:00:00");
+  const values: Record<string, string>[] = [
+    { field_1: 'quote " backslash \\ brace { comma ,', field_2: "NULL" },
+    {},
+    { field_1: "dropped with its unit" },
+    { field_1: "", field_3: "é 漢 😀", field_4: "{a,b}" },
+    { field_2: "a\tb\nc" },
+  ];
+  const adding = (i: number) => async (tx: Tx): Promise<number> => {
+    const id = await tx.records.insertRecord(record("held", `2026-01-07 00:00:0${i}`, values[i]!));
+    await tx.events.appendEvents("held", [{ id: `event-${i}`, type: "record.added", at: "2026-01-07 00:00:00", atMs: 0, recordId: id, data: "{}" }]);
+    if (i === 2) throw new Error("changed its mind after writing");
+    return id;
+  };
+  // Issued in one turn, so they share one transaction.
+  const outcomes = await Promise.allSettled(values.map((_, i) => store.transaction(adding(i), { group: "held" })));
+  assert.deepEqual(outcomes.map((o) => o.status), ["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+  const ids = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+  const found = await store.records.findRecords({ blocId: "held", match: [{ key: "service_entry_row_id", values: ids.map(String) }] });
+  assert.deepEqual(found.sort((a, b) => a.id - b.id).map((r) => [r.id, r.values]),
+    ids.map((id, k) => [id, values[[0, 1, 3, 4][k]!]]), "each record holds its own values, as given");
+  assert.equal(await store.records.countRecords({ blocId: "held" }), 4, "the unit that threw left no record");
+  // Rows one statement wrote share its transaction (xmin) and its command number (cmin).
+  const sql = postgres(databases[0]!.url, { max: 1, onnotice: () => undefined });
+  try {
+    const [recordRows] = await sql`SELECT count(DISTINCT (xmin::text, cmin::text))::int AS statements FROM records WHERE bloc_id = 'held'`;
+    assert.equal(recordRows!.statements, 1, "the group's records were inserted by one statement");
+    const events = await sql`SELECT seq::int, id, record_id::int, xmin::text || '/' || cmin::text AS statement FROM events WHERE bloc_id = 'held' ORDER BY seq`;
+    assert.deepEqual(events.map((e) => [e.seq, e.id, e.record_id]), [[1, "event-0", ids[0]], [2, "event-1", ids[1]], [3, "event-3", ids[2]], [4, "event-4", ids[3]]],
+      "the kept units' events, numbered in the order the units ran, with no gap for the one dropped");
+    assert.equal(new Set(events.map((e) => e.statement)).size, 1, "the group's events were appended by one statement");
+  } finally {
+    await sql.end();
+  }
 });
 
 test("text PostgreSQL cannot hold (U+0000) finds nothing when looked up and is refused when written", { skip }, async () => {

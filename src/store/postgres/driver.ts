@@ -113,13 +113,25 @@ export interface Db {
   run<T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]>;
 }
 
+/**
+ * A write whose answer nobody reads, as one statement for any number of rows, so that a
+ * group commit can send the rows of all its units in one (write-transaction.ts).
+ */
+export interface AheadWrite<R> {
+  /** Rows of one key go in one statement (events: one bloc's, numbered together). */
+  key(row: R): string;
+  statement(rows: readonly R[]): { text: string; params: Param[] };
+}
+
 /** One write transaction's connection (write-transaction.ts). */
 export interface TxDb extends Db {
   /**
-   * Sends a write without waiting for its answer. Its failure fails the unit it was sent
+   * Writes a row without waiting for its answer. Its failure fails the unit it was sent
    * in; once units run ahead (`pipelining`), the whole transaction (UnitWritesFailedError).
+   * With `pipelining` the row is held and sent, with the same write's rows of the units
+   * after it, in one statement before the next statement of any kind.
    */
-  ahead(text: string, params: readonly Param[]): void;
+  ahead<R>(write: AheadWrite<R>, row: R): void;
   /** Whether the transaction's units go on without waiting for their writes' answers (a group commit of several). */
   readonly pipelining: boolean;
   /** An ID for a new record, taken from the sequence ahead of its INSERT (with `pipelining`). */

@@ -4,7 +4,7 @@ import {
   toDelivery, toLane, toStoredEvent, toWebhook, webhookRow,
   type DeliveryRow, type EventRow, type LaneRow, type WebhookRow,
 } from "../event-rows.js";
-import { storable, type Db, type Param, type TxDb } from "./driver.js";
+import { storable, type AheadWrite, type Db, type Param, type TxDb } from "./driver.js";
 
 /*
  * Events and webhooks in the PostgreSQL engine. A bloc's events are numbered by an
@@ -34,13 +34,19 @@ export function appendParams(blocId: string, events: readonly NewEvent[]): Param
     events.map((e) => e.atMs), events.map((e) => e.recordId), events.map((e) => e.data)];
 }
 
+/** One bloc's events, appended with those of the other units of a group commit in one statement. */
+const APPEND_EVENTS: AheadWrite<{ readonly blocId: string; readonly events: readonly NewEvent[] }> = {
+  key: (row) => row.blocId,
+  statement: (rows) => ({ text: APPEND, params: appendParams(rows[0]!.blocId, rows.flatMap((row) => row.events)) }),
+};
+
 /**
  * Sent without waiting for its answer (a round trip saved per add in a group commit): a
  * failure is kept by the transaction (write-transaction.ts).
  */
 export function appendEvents(db: TxDb, blocId: string, events: readonly NewEvent[]): void {
   if (events.length === 0) return;
-  db.ahead(APPEND, appendParams(blocId, events));
+  db.ahead(APPEND_EVENTS, { blocId, events });
 }
 
 export async function createWebhook(db: Db, webhook: Webhook): Promise<void> {

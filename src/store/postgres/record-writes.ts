@@ -1,7 +1,7 @@
 import type { SequenceTemplate } from "../../domain/autogenerate.js";
 import type { RecordFilter } from "../../domain/model.js";
 import type { NewFile, NewRecord } from "../../domain/ports/store.js";
-import { lockUntilCommit, type Db, type Param, type TxDb } from "./driver.js";
+import { lockUntilCommit, type AheadWrite, type Db, type Param, type TxDb } from "./driver.js";
 import { Params, whereSql } from "./filters.js";
 import { drivingField } from "./value-driver.js";
 
@@ -24,17 +24,56 @@ function objectParams(values: Readonly<Record<string, string>>): [string[], stri
 const RECORD_COLUMNS = "bloc_id, created_at, user_id, submitted_status, job_id, data";
 const RECORD_VALUES = "$1::text, $2::text, $3::text, $4::integer, $5::text, jsonb_object($6::text[], $7::text[])";
 
+/** A record to insert with its ID taken ahead: its columns as they were when it was written, its values as two arrays. */
+interface HeldRecord {
+  readonly id: number;
+  readonly columns: readonly [string, string, string, number, string | null];
+  readonly slugs: readonly string[];
+  readonly texts: readonly string[];
+}
+
+/**
+ * Records whose IDs were taken ahead, any number in one statement: their values' slugs and
+ * texts travel as two flat arrays, each record's from its `first` to its `last` element.
+ */
+const INSERT_RECORDS: AheadWrite<HeldRecord> = {
+  key: () => "",
+  statement(rows) {
+    const firsts: number[] = [];
+    const lasts: number[] = [];
+    let last = 0;
+    for (const row of rows) {
+      firsts.push(last + 1);
+      last += row.slugs.length;
+      lasts.push(last);
+    }
+    const column = <I extends 0 | 1 | 2 | 3 | 4>(index: I): HeldRecord["columns"][I][] => rows.map((row) => row.columns[index]);
+    return {
+      text: `INSERT INTO records (id, ${RECORD_COLUMNS})
+        SELECT r.id, r.bloc_id, r.created_at, r.user_id, r.submitted_status, r.job_id,
+          jsonb_object(($9::text[])[r.first:r.last], ($10::text[])[r.first:r.last])
+        FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::integer[], $6::text[], $7::integer[], $8::integer[])
+          AS r(id, bloc_id, created_at, user_id, submitted_status, job_id, first, last)`,
+      params: [rows.map((row) => row.id), column(0), column(1), column(2), column(3), column(4), firsts, lasts,
+        rows.flatMap((row) => row.slugs), rows.flatMap((row) => row.texts)],
+    };
+  },
+};
+
 /**
  * In a group commit of several units the record's ID is taken ahead (db.recordId) and the
- * INSERT sent without waiting, so the next unit starts at once; alone, it waits.
+ * record held, to be inserted with the other units' in one statement, so the next unit
+ * starts at once; alone, it waits.
  */
 export async function insertRecord(db: TxDb, record: NewRecord): Promise<number> {
-  const params: Param[] = [record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId, ...objectParams(record.values)];
+  const columns = [record.blocId, record.createdAt, record.userId, record.submittedStatus, record.jobId] as const;
+  const [slugs, texts] = objectParams(record.values);
   if (db.pipelining) {
     const id = await db.recordId();
-    db.ahead(`INSERT INTO records (id, ${RECORD_COLUMNS}) VALUES ($8::bigint, ${RECORD_VALUES})`, [...params, id]);
+    db.ahead(INSERT_RECORDS, { id, columns, slugs, texts });
     return id;
   }
+  const params: Param[] = [...columns, slugs, texts];
   const [row] = await db.run<{ id: number }>(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (${RECORD_VALUES}) RETURNING id`, params);
   return row!.id;
 }

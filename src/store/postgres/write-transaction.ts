@@ -1,7 +1,7 @@
 import { ServiceError, StoreUnavailableError } from "../../domain/errors.js";
 import { UnitWritesFailedError } from "../../domain/transactions.js";
 import { Deadline } from "./deadline.js";
-import { lockUntilCommit, run, type Param, type Pg, type RunOptions, type TxDb } from "./driver.js";
+import { lockUntilCommit, run, type AheadWrite, type Param, type Pg, type RunOptions, type TxDb } from "./driver.js";
 import { translate, unavailable } from "./errors.js";
 import type { Orphans } from "./orphans.js";
 
@@ -27,6 +27,13 @@ interface RawConnection {
  */
 const IDLE_LIMIT_DEADLINES = 2;
 
+/** A row written ahead and not sent yet, with the unit that wrote it (0: none). */
+interface Held {
+  readonly unit: number;
+  readonly write: AheadWrite<unknown>;
+  readonly row: unknown;
+}
+
 /**
  * One write transaction, on a connection reserved for it. BEGIN, COMMIT and the
  * savepoint of each unit are written by hand rather than with the driver's sql.begin:
@@ -40,10 +47,15 @@ const IDLE_LIMIT_DEADLINES = 2;
  *
  * In a group commit of several units, a unit's writes that nobody reads back (its
  * record, with an ID taken ahead; its event) are not waited for either: the next unit
- * starts at once, and the whole group's statements go to PostgreSQL back to back instead
- * of a round trip or two per unit. A write so sent ahead that fails has made every later
- * statement fail too, whichever unit sent it, so the transaction then fails as a whole
- * (UnitWritesFailedError) and the group runs again, each unit waiting for its own.
+ * starts at once. They are held, and the rows of every unit go to PostgreSQL in one
+ * statement per kind (all the records, then all the events) just before the next
+ * statement of any kind or the COMMIT: per add, PostgreSQL then parses, runs and answers
+ * a share of two statements instead of four (docs/performance.md). A unit's savepoint is
+ * likewise sent only before its first statement: a unit that sends none (an add, after
+ * the first of its group) needs none, and one that fails drops its held rows. A write so
+ * sent ahead that fails has made every later statement fail too, whichever unit wrote
+ * it, so the transaction then fails as a whole (UnitWritesFailedError) and the group runs
+ * again, each unit waiting for its own.
  *
  * A connection that was lost (reset, closed, cut at the deadline) is never written to or
  * released again: the driver has already put it back among its closed connections, and
@@ -63,6 +75,13 @@ export class WriteTransaction {
   private aheadFailure: { readonly error: unknown } | undefined;
   /** Units begun, and record IDs taken from the sequence for those still to come. */
   private unitsBegun = 0;
+  /** Whether a unit is running, and whether its savepoint was sent. */
+  private inUnit = false;
+  private unitSaved = false;
+  /** Rows written ahead and held to be sent together (with `pipelining`). */
+  private held: Held[] = [];
+  /** Sends a statement as it comes, its failure kept: no savepoint taken, nothing held sent first. */
+  private readonly sendNow: <T extends object>(text: string, params?: readonly Param[], options?: RunOptions) => Promise<T[]>;
   private ids: number[] = [];
   /** Blocs whose lock the transaction holds for good: taken outside any unit, or by a unit that was kept. */
   private readonly locked = new Set<string>();
@@ -82,7 +101,7 @@ export class WriteTransaction {
     private readonly units: number) {
     const conn: Pg = reserved;
     this.connection = conn;
-    const send = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
+    this.sendNow = <T extends object>(text: string, params?: readonly Param[], options?: RunOptions): Promise<T[]> => {
       const sent = this.lost ? Promise.reject(new StoreUnavailableError()) : run<T>(conn, text, params, options);
       sent.catch((error: unknown) => {
         this.failure ??= error;
@@ -92,15 +111,61 @@ export class WriteTransaction {
     };
     const pipelining = units > 1;
     this.db = {
-      run: send,
+      run: (text, params, options) => {
+        this.beforeStatement();
+        return this.sendNow(text, params, options);
+      },
       pipelining,
-      ahead: (text, params) => {
-        const sent = send(text, params);
-        this.ahead.push(sent);
-        sent.catch((error: unknown) => { this.aheadFailure ??= { error }; });
+      ahead: <R>(write: AheadWrite<R>, row: R) => {
+        if (pipelining) {
+          this.held.push({ unit: this.inUnit ? this.unitsBegun : 0, write, row });
+          return;
+        }
+        this.beforeStatement();
+        this.sendAhead(write.statement([row]));
       },
       recordId: () => this.recordId(),
     };
+  }
+
+  /**
+   * What must go before a statement: a running unit's savepoint, if not sent yet (after
+   * the rows earlier units hold, so that rolling it back keeps them), and every held row.
+   */
+  private beforeStatement(): void {
+    if (this.inUnit && !this.unitSaved) {
+      this.sendHeld((held) => held.unit !== this.unitsBegun);
+      this.unitSaved = true;
+      this.sendNow("SAVEPOINT unit").catch(() => undefined);
+    }
+    this.sendHeld(() => true);
+  }
+
+  /** Sends the held rows `which` picks, one statement per write and key, in the order each was first written. */
+  private sendHeld(which: (held: Held) => boolean): void {
+    if (this.held.length === 0) return;
+    const groups = new Map<AheadWrite<unknown>, Map<string, unknown[]>>();
+    const kept: Held[] = [];
+    for (const held of this.held) {
+      if (!which(held)) {
+        kept.push(held);
+        continue;
+      }
+      const byKey = groups.get(held.write) ?? new Map<string, unknown[]>();
+      groups.set(held.write, byKey);
+      const key = held.write.key(held.row);
+      const rows = byKey.get(key);
+      if (rows) rows.push(held.row); else byKey.set(key, [held.row]);
+    }
+    this.held = kept;
+    for (const [write, byKey] of groups) for (const rows of byKey.values()) this.sendAhead(write.statement(rows));
+  }
+
+  /** Sends a write whose answer nobody reads: its failure is kept for the unit or the transaction. */
+  private sendAhead({ text, params }: { text: string; params: Param[] }): void {
+    const sent = this.sendNow(text, params);
+    this.ahead.push(sent);
+    sent.catch((error: unknown) => { this.aheadFailure ??= { error }; });
   }
 
   /**
@@ -144,7 +209,8 @@ export class WriteTransaction {
       if (committed.command !== "COMMIT") throw new Error(`COMMIT was answered ${committed.command}: the transaction was rolled back`);
       return result;
     } catch (error) {
-      if (!this.lost) sound = await this.db.run("ROLLBACK").then(() => !this.lost, () => false);
+      this.held = [];
+      if (!this.lost) sound = await this.sendNow("ROLLBACK").then(() => !this.lost, () => false);
       // A write sent ahead failed: every statement after it failed with it, whichever unit sent them.
       if (!this.lost && this.db.pipelining && this.aheadFailure !== undefined) {
         throw error instanceof UnitWritesFailedError ? error : new UnitWritesFailedError(this.aheadFailure.error);
@@ -194,13 +260,15 @@ export class WriteTransaction {
   }
 
   /**
-   * Runs one unit in a savepoint: kept if it succeeds, rolled back (with the locks it
-   * took) if it throws or one of its statements failed. Units run one after another,
-   * so one savepoint name serves them all: ROLLBACK TO goes back to the latest.
+   * Runs one unit in a savepoint, sent before its first statement: kept if it succeeds,
+   * rolled back (with the locks it took) if it throws or one of its statements failed; a
+   * unit that sent no statement has only its held rows to drop. Units run one after
+   * another, so one savepoint name serves them all: ROLLBACK TO goes back to the latest.
    */
   async unit<T>(work: () => Promise<T>): Promise<T> {
     this.unitsBegun += 1;
-    this.send("SAVEPOINT unit");
+    this.inUnit = true;
+    this.unitSaved = false;
     this.failure = undefined;
     this.unitLocks = new Set();
     try {
@@ -209,15 +277,22 @@ export class WriteTransaction {
       if (this.failure !== undefined) throw this.failure;
       for (const blocId of this.unitLocks) this.locked.add(blocId);
       // Keeps the nesting flat; its answer is checked with the next statement's.
-      this.send("RELEASE SAVEPOINT unit");
+      if (this.unitSaved) this.sendNow("RELEASE SAVEPOINT unit").catch(() => undefined);
       return result;
     } catch (error) {
-      // Whatever an earlier unit sent ahead is answered before this unit is rolled back.
-      await this.aheadAnswered();
+      const unit = this.unitsBegun;
+      this.held = this.held.filter((held) => held.unit !== unit);
+      // A unit that sent nothing has nothing to roll back, and the rows other units hold stay held.
+      if (this.unitSaved) {
+        // Whatever an earlier unit sent ahead is answered before this unit is rolled back.
+        await this.aheadAnswered();
+        this.failure = undefined;
+        await this.sendNow("ROLLBACK TO SAVEPOINT unit");
+      }
       this.failure = undefined;
-      await this.db.run("ROLLBACK TO SAVEPOINT unit");
       throw translate(error);
     } finally {
+      this.inUnit = false;
       this.unitLocks = undefined;
     }
   }
@@ -237,6 +312,7 @@ export class WriteTransaction {
    * that failed fails the transaction: it may belong to a unit already counted as kept.
    */
   private async aheadAnswered(): Promise<void> {
+    this.sendHeld(() => true);
     await Promise.allSettled(this.ahead);
     if (this.db.pipelining && this.aheadFailure !== undefined) throw new UnitWritesFailedError(this.aheadFailure.error);
   }
