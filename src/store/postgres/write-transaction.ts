@@ -286,7 +286,6 @@ export class WriteTransaction {
       if (this.unitSaved) {
         // Whatever an earlier unit sent ahead is answered before this unit is rolled back.
         await this.aheadAnswered();
-        this.failure = undefined;
         await this.sendNow("ROLLBACK TO SAVEPOINT unit");
       }
       this.failure = undefined;
