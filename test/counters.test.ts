@@ -160,7 +160,7 @@ test("one transaction giving 150 values their second record counts every one of 
   await assertCountersEqualRecount(server.ctx.store);
 });
 
-test("an owner's scopes count their values only while a reader sees that owner's records as their own", async () => {
+test("an owner has scopes, and counts their values, only while a reader sees that owner's records as their own", async () => {
   const store = server.ctx.store;
   const threshold = countingThreshold();
   assert.ok(threshold <= 200, `BLOC_COUNTED_ABOVE is small in tests (${threshold})`);
@@ -198,24 +198,31 @@ test("an owner's scopes count their values only while a reader sees that owner's
     assert.deepEqual(reply.json.data.fieldCounts.field_1, lines, "and their values");
   };
 
-  // Each owner passes the threshold in every period of today: no one reads them as own, so no values are counted.
+  const none = { scopes: 0, counted: 0, hours: 0, values: 0 };
+  // Each owner passes the threshold in every period of today: no one reads them as own, so they have no scopes.
   await add(a, threshold + 4);
   await add(b, threshold + 4);
-  for (const m of [a, b]) assert.deepEqual(await owned(m), { scopes: 5, counted: 0, hours: 0, values: 0 }, "record counts only");
+  for (const m of [a, b]) assert.deepEqual(await owned(m), none, "no scopes");
   await assertCountersEqualRecount(store);
+  // Counted from their records all the same, for whoever asks for an owner's records.
+  const aRecords = await store.records.listRecords({ blocId: bloc, visibility: { ownerId: a.id } }, { order: "newest", limit: 10_000, offset: 0 });
+  assert.equal(aRecords.length, threshold + 4);
+  assert.equal(await countVisibleRecords(store, { blocId: bloc, visibility: { ownerId: a.id } }), aRecords.length, "an owner without scopes is counted");
+  assert.deepEqual(Object.fromEntries((await countValues(store, { blocId: bloc, visibility: { ownerId: a.id } }, ["field_1"], 0)).get("field_1") ?? []),
+    tally(aRecords, ["field_1"]).field_1, "and their values");
 
   // Restricted to own: the owner's scopes are counted from their records, and kept by later adds.
   await restrict(a, "own");
   const followed = await owned(a);
   assert.ok(followed.counted >= 5 && followed.values > 0 && followed.hours >= 1, `a's scopes count values: ${JSON.stringify(followed)}`);
-  assert.deepEqual(await owned(b), { scopes: 5, counted: 0, hours: 0, values: 0 }, "b's do not");
+  assert.deepEqual(await owned(b), none, "b has none");
   await add(a, 5);
   await assertCountersEqualRecount(store);
   await ownAnswer(a);
 
-  // Lifted: back to record counts, the day's hours gone.
+  // Lifted: a's scopes go.
   await restrict(a, undefined);
-  assert.deepEqual(await owned(a), { scopes: 5, counted: 0, hours: 0, values: 0 }, "a's values are no longer counted");
+  assert.deepEqual(await owned(a), none, "a's scopes are gone");
   await assertCountersEqualRecount(store);
 
   // `own` for the whole bloc: every owner's scopes count values; and back.
@@ -225,7 +232,7 @@ test("an owner's scopes count their values only while a reader sees that owner's
   await assertCountersEqualRecount(store);
   await ownAnswer(b);
   await blocRestriction("none");
-  for (const m of [a, b]) assert.equal((await owned(m)).counted, 0, "no owner counts values");
+  for (const m of [a, b]) assert.deepEqual(await owned(m), none, "no owner has scopes");
   await assertCountersEqualRecount(store);
 });
 

@@ -3,6 +3,7 @@ import { tooLongToList } from "../field-counts.js";
 import type { StoreReads, ValueCount, ValueCounts } from "../ports/store.js";
 import { ALL_TIME, EVERYONE, addSecond, layoutOf, ownerSegment, profileSegment, spanOf, type Segment } from "./keys.js";
 import { countIn, dayCountsIn, planWindow, type DayCount, type Interval } from "./windows.js";
+import { ownerHasScopes } from "./settle.js";
 
 /*
  * How `count` and `fieldCounts` are answered, the same on every engine: from the scopes
@@ -63,7 +64,14 @@ export async function simplify(view: StoreReads, filter: RecordFilter): Promise<
 
 async function segmentsFor(view: StoreReads, filter: RecordFilter): Promise<Segment[] | undefined> {
   const bloc = await view.blocs.findBloc(filter.blocId);
-  return bloc ? coveringSegments(filter, layoutOf(bloc).profileSlugs) : undefined;
+  if (!bloc) return undefined;
+  // An owner no reader sees as `own` has no scopes (keys.ts, keepsScopes): such a view is counted from its records. So is
+  // one whose all-time scope is missing: a reader whose access was read just before the owner's restriction changed
+  // (the change drops or rebuilds the owner's scopes: settle.ts, followOwner) gets an exact answer, only a slower one.
+  const owner = filter.visibility?.ownerId;
+  if (owner !== undefined && !(await ownerHasScopes(view, bloc, owner)
+    && (await view.counters.scopes(bloc.id, [{ segment: ownerSegment(owner).key, period: ALL_TIME }])).length > 0)) return undefined;
+  return coveringSegments(filter, layoutOf(bloc).profileSlugs);
 }
 
 function keys(segments: readonly Segment[]): string[] {

@@ -37,7 +37,8 @@ export function countsValuesAbove(period: string): number {
 /**
  * The owners a bloc's readers see as `own` (access.ts): every owner when that is the bloc's
  * restriction, else those restricted to it. No one else reads an owner's segment
- * (answers.ts, coveringSegments), so the other owners' scopes count their records only.
+ * (answers.ts, segmentsFor), so the other owners have no scopes at all: of a bloc of
+ * twenty members, most record-count rows a write changed were theirs.
  */
 export interface OwnReaders {
   readonly all: boolean;
@@ -46,12 +47,14 @@ export interface OwnReaders {
 
 const OWNER_PREFIX = "u:";
 
-/**
- * Whether a scope of `n` records counts its values: above the period's threshold, and for an
- * owner's segment only when that owner is read as `own`.
- */
+/** Whether a segment has scopes: everyone's and a profile value's always, an owner's only when that owner is read as `own`. */
+export function keepsScopes(segment: string, readers: OwnReaders): boolean {
+  return !isOwnerSegment(segment) || readAsOwn(segment, readers);
+}
+
+/** Whether a scope of `n` records counts its values: above the period's threshold, in a segment that has scopes. */
 export function countsValues(segment: string, period: string, n: number, readers: OwnReaders): boolean {
-  return n > countsValuesAbove(period) && (!isOwnerSegment(segment) || readAsOwn(segment, readers));
+  return n > countsValuesAbove(period) && keepsScopes(segment, readers);
 }
 
 export function isOwnerSegment(segment: string): boolean {

@@ -1,8 +1,8 @@
 import type { RecordCursor, StoredRecord } from "../model.js";
 import type { RowColumn, Store, TxViews } from "../ports/store.js";
 import {
-  ALL_TIME, EVERYONE, TIERS, countsValues, hourOf, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
-  type Layout, type Segment,
+  ALL_TIME, EVERYONE, TIERS, countsValues, hourOf, keepsScopes, layoutOf, ownerSegment, periodsOfHour, profileSegment, scopeId, tierOf,
+  type Layout, type OwnReaders, type Segment,
 } from "./keys.js";
 import type { Scope, ValueCountChange } from "../ports/counters.js";
 import { lockBloc } from "../capabilities.js";
@@ -57,13 +57,16 @@ async function write(tx: TxViews, changes: ValueCountChange[]): Promise<void> {
   changes.length = 0;
 }
 
-/** The segments of a record by its owner and its profile fields' values (`profileValue(i)`, in layout.profileSlugs' order). */
-function rowSegments(userId: string, profileValue: (i: number) => string, layout: Layout, cache: Map<string, Segment>): Segment[] {
+/**
+ * The segments with scopes of a record, by its owner (when read as `own`: keys.ts, keepsScopes) and its profile
+ * fields' values (`profileValue(i)`, in layout.profileSlugs' order).
+ */
+function rowSegments(userId: string, profileValue: (i: number) => string, layout: Layout, readers: OwnReaders, cache: Map<string, Segment>): Segment[] {
   const segments = [EVERYONE];
   const owner = `u\u0000${userId}`;
   let segment = cache.get(owner);
   if (!segment) cache.set(owner, segment = ownerSegment(userId));
-  segments.push(segment);
+  if (keepsScopes(segment.key, readers)) segments.push(segment);
   layout.profileSlugs.forEach((slug, i) => {
     const value = profileValue(i);
     if (value === "") return;
@@ -96,7 +99,7 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
   const perHour = new Map<string, { segment: Segment; hour: string; n: number }>();
   await eachSegmentRow(tx, blocId, layout, (row) => {
     const hour = hourOf(row.c!);
-    for (const segment of rowSegments(row.u!, (i) => row[`p${i}`] ?? "", layout, segmentCache)) {
+    for (const segment of rowSegments(row.u!, (i) => row[`p${i}`] ?? "", layout, readers, segmentCache)) {
       const id = `${segment.key}\u0000${hour}`;
       const entry = perHour.get(id);
       if (entry) entry.n += 1; else perHour.set(id, { segment, hour, n: 1 });
@@ -176,7 +179,7 @@ export async function recountBloc(tx: TxViews, blocId: string): Promise<void> {
       const number = numbers[s]!.get(value);
       if (number !== undefined) codes.push(number * fields + s);
     }
-    for (const segment of rowSegments(record.userId, (i) => valueOf(record, layout.profileSlugs[i]!), layout, segmentCache)) {
+    for (const segment of rowSegments(record.userId, (i) => valueOf(record, layout.profileSlugs[i]!), layout, readers, segmentCache)) {
       let tiers = open.get(segment);
       if (!tiers) open.set(segment, tiers = TIERS.map(() => undefined));
       for (let i = 0; i < periods.length; i += 1) {

@@ -1,18 +1,20 @@
 import { lockBloc } from "../capabilities.js";
 import type { Bloc, StoredRecord } from "../model.js";
-import type { TxViews } from "../ports/store.js";
+import type { StoreReads, TxViews } from "../ports/store.js";
 import { CounterDeltas, type ValueEntry } from "./deltas.js";
 import {
-  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, isOwnerSegment, ownerSegment, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, keepsScopes, ownerSegment, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type OwnReaders, type Segment,
 } from "./keys.js";
 import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
 
 /*
  * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every
- * scope counts its records. A scope holding more than BLOC_COUNTED_ABOVE records (a quarter of it for an hour: keys.ts) also counts
- * its values, an owner's only while a reader sees that owner's records as their own (keys.ts,
- * countsValues; followOwner below) — but only values that two or more records of the bloc hold: a value one
+ * scope counts its records; an owner's segment has scopes only while a reader sees that
+ * owner's records as their own (keys.ts, keepsScopes), so the changes of other owners'
+ * segments are dropped here (followOwner below keeps an owner's scopes in step with their
+ * restriction). A scope holding more than BLOC_COUNTED_ABOVE records (a quarter of it for an
+ * hour: keys.ts) also counts its values — but only values that two or more records of the bloc hold: a value one
  * record alone holds (a serial number, an order reference) has no counter anywhere, and
  * readers find it among the records (answers.ts) — and, under "", the records that hold
  * no value of a field (no row for a field every record fills in). So a value's counters appear when a
@@ -57,11 +59,16 @@ function keysOf(segments: readonly Segment[], hour: string): ScopeKey[] {
   return segments.flatMap((s) => periodsOfHour(hour).map((period) => ({ segment: s.key, period })));
 }
 
+/** The segments of a record that have scopes. */
+function keptSegments(record: StoredRecord, blocId: string, layout: Layout, readers: OwnReaders): Segment[] {
+  return segmentsOf({ ...record, blocId }, layout).filter((s) => keepsScopes(s.key, readers));
+}
+
 /** Counts of a value a record adds to the counted scopes it is in (`counted`: those counting before this settling). */
-function contribution(record: StoredRecord, blocId: string, layout: Layout, scopes: Scopes, slug: string, value: string,
+function contribution(segments: readonly Segment[], record: StoredRecord, scopes: Scopes, slug: string, value: string,
   n: number, counted: (scope: Scope) => boolean): ValueCountChange[] {
   const changes: ValueCountChange[] = [];
-  for (const segment of segmentsOf({ ...record, blocId }, layout)) {
+  for (const segment of segments) {
     for (const period of periodsOfHour(hourOf(record.createdAt))) {
       const scope = scopes.get(segment.key, period);
       if (scope && counted(scope)) changes.push({ scope: scope.id, slug, value, n });
@@ -97,13 +104,14 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   const bloc = await tx.blocs.findBloc(blocId);
   if (!bloc) return;
   const layout = layoutOf(bloc);
-  const changes = deltas.scopeChanges(blocId);
-  const entries = deltas.valueEntries(blocId);
+  const readers = await ownReaders(tx, bloc);
+  const kept = (segment: Segment): boolean => keepsScopes(segment.key, readers);
+  const changes = deltas.scopeChanges(blocId).filter((c) => kept(c.segment));
   const scopes = new Scopes(tx, blocId);
   const changed = changes.length === 0 ? [] : await tx.counters.changeScopes(blocId, changes.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
   // Hours are kept only within days that count their values (a day of few records is counted from them),
   // as the day was before this change: a day left empty takes its hours with it.
-  const hourChanges = deltas.scopeChanges(blocId, "hours");
+  const hourChanges = deltas.scopeChanges(blocId, "hours").filter((c) => kept(c.segment));
   const days = new Map(changed.filter((s) => tierOf(s.period) === "d").map((s) => [scopeId(s.segment, s.period), s]));
   await scopes.fetch(hourChanges.map((c) => ({ segment: c.segment.key, period: dayOfHour(c.period) }))
     .filter((k) => !days.has(scopeId(k.segment, k.period))));
@@ -112,13 +120,9 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   scopes.remember(changed);
   const changedHours = hourly.length === 0 ? [] : await tx.counters.changeScopes(blocId, hourly.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
   scopes.remember(changedHours);
-  const touched = new Map<string, { segment: Segment; hour: string }>();
-  for (const e of entries) for (const hour of e.hours.keys()) touched.set(`${e.segment.key}\u0000${hour}`, { segment: e.segment, hour });
-  await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...[...touched.values()].flatMap((t) => keysOf([t.segment], t.hour))]);
+  await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...deltas.valueHours(blocId).filter((t) => kept(t.segment)).flatMap((t) => keysOf([t.segment], t.hour))]);
   const all = scopes.get(EVERYONE.key, ALL_TIME);
   const over = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countsValuesAbove(s.period));
-  // Whose owner segments count values is read only when one of them passes the threshold.
-  const readers = over.some((s) => isOwnerSegment(s.segment)) ? await ownReaders(tx, bloc) : NO_OWN_READERS;
   const crossing = over.filter((s) => countsValues(s.segment, s.period, s.n, readers));
   const segments = changes.map((c) => c.segment);
   // No scope of the bloc counted values before: every scope is within everyone's all-time one.
@@ -126,6 +130,8 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
     await countScopes(tx, blocId, layout, crossing, segments);
     return;
   }
+  // Summed per value only here: a bloc that counts no values never needs its values' changes (deltas.ts).
+  const entries = deltas.valueEntries(blocId).filter((e) => kept(e.segment));
   const wasCounted = (scope: Scope): boolean => scope.counted;
   const writes: ValueCountChange[] = [];
   const bySlugValue = new Map<string, ValueEntry[]>();
@@ -159,9 +165,11 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   for (let i = 0; i < repeating.length; i += REPEATING_AT_ONCE) {
     const batch = repeating.slice(i, i + REPEATING_AT_ONCE);
     const holding = await Promise.all(batch.map(({ slug, value }) => tx.records.findRecords({ blocId, match: [{ key: slug, values: [value] }] })));
-    await scopes.fetch(holding.flat().flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt))));
+    await scopes.fetch(holding.flat().flatMap((r) => keysOf(keptSegments(r, blocId, layout, readers), hourOf(r.createdAt))));
     batch.forEach(({ slug, value }, j) => {
-      for (const record of holding[j]!) writes.push(...contribution(record, blocId, layout, scopes, slug, value, 1, wasCounted));
+      for (const record of holding[j]!) {
+        writes.push(...contribution(keptSegments(record, blocId, layout, readers), record, scopes, slug, value, 1, wasCounted));
+      }
     });
   }
   for (const group of groups) {
@@ -184,7 +192,7 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
       // Down to one record (or none): its counters go wherever they are.
       const left = await tx.records.findRecords({ blocId, match: [{ key: slug, values: [value] }] });
       const keys = [...group.flatMap((e) => [...e.hours.keys()].flatMap((hour) => keysOf([e.segment], hour))),
-        ...left.flatMap((r) => keysOf(segmentsOf({ ...r, blocId }, layout), hourOf(r.createdAt)))];
+        ...left.flatMap((r) => keysOf(keptSegments(r, blocId, layout, readers), hourOf(r.createdAt)))];
       await scopes.fetch(keys);
       const ids = new Set<number>();
       for (const k of keys) {
@@ -274,26 +282,31 @@ export async function tallyScope(tx: TxViews, blocId: string, layout: Layout, se
 }
 
 /*
- * Which owners of a bloc are read as `own`, for the rule in keys.ts (countsValues): read only
- * when a scope of an owner passes the threshold, when a bloc is counted again, or when a
- * restriction changes (followOwner).
+ * Which owners of a bloc are read as `own`, for the rules in keys.ts (keepsScopes,
+ * countsValues): read as committed in every settling, recount and restriction change.
  */
-
-/** No owner is read as `own`: what the rule needs when no owner's scope is in question. */
-const NO_OWN_READERS: OwnReaders = { all: false, users: new Set() };
 
 export async function ownReaders(view: Pick<TxViews, "access">, bloc: Pick<Bloc, "id" | "restriction">): Promise<OwnReaders> {
   // A user whose own restriction lifts the bloc's `own` still counts: a little kept for nothing, never a wrong answer.
   if (bloc.restriction === "own") return { all: true, users: new Set() };
-  const { restrictions } = await view.access.blocAccessList(bloc.id);
-  return { all: false, users: new Set(restrictions.filter((r) => r.mode === "own").map((r) => r.userId)) };
+  return { all: false, users: new Set(await view.access.ownRestricted(bloc.id)) };
+}
+
+/**
+ * Whether an owner's segment has scopes to answer from, for a reader (answers.ts): the
+ * same rule as ownReaders, from the reads cached for access checks (an owner's restriction
+ * changes their scopes in the transaction that changes it: followOwner).
+ */
+export async function ownerHasScopes(view: Pick<StoreReads, "access">, bloc: Pick<Bloc, "id" | "restriction">, userId: string): Promise<boolean> {
+  return bloc.restriction === "own" || (await view.access.accessFacts(bloc.id, userId)).restriction === "own";
 }
 
 /*
- * An owner's scopes after a restriction of theirs changed: counted from their records when
- * the owner is now read as `own` (as a scope that passes the threshold is), or back to
- * record counts alone when no longer — what counting the bloc again would keep
- * (recount.ts), for one owner.
+ * An owner's scopes after a restriction of theirs changed: whatever they held goes, and
+ * when the owner is now read as `own` they are counted again from the owner's records —
+ * what counting the bloc again would keep (recount.ts), for one owner. Counted afresh
+ * even if the owner was read as `own` before: a scope left by an earlier design, or kept
+ * while no reader read it, is never trusted.
  */
 
 /** Periods sort as text: "a", then "d:", "h:", "m:", "w:", "y:" — every one lies in this range. */
@@ -304,21 +317,17 @@ export async function followOwner(tx: TxViews, blocId: string, userId: string): 
   await lockBloc(tx, blocId);
   const bloc = await tx.blocs.findBloc(blocId);
   if (!bloc) return;
-  const readers = await ownReaders(tx, bloc);
   const segment = ownerSegment(userId);
+  // Emptied, a scope goes with its value counts.
   const periods = await tx.counters.periodCounts(blocId, [segment.key], FIRST_PERIOD, LAST_PERIOD);
-  const scopes = await tx.counters.scopes(blocId, periods.map(({ period }) => ({ segment: segment.key, period })));
-  if (readAsOwn(segment.key, readers)) {
-    // An uncounted day keeps no hours: countScopes makes them with the day.
-    const crossing = scopes.filter((s) => !s.counted && countsValues(s.segment, s.period, s.n, readers));
-    await countScopes(tx, blocId, layoutOf(bloc), crossing, [segment]);
-    return;
-  }
-  // Hours are kept only within days that count their values: none of this owner's is left.
-  const hours = scopes.filter((s) => tierOf(s.period) === "h");
-  const counted = scopes.filter((s) => s.counted && tierOf(s.period) !== "h");
-  if (hours.length + counted.length === 0) return;
-  // Emptied, a scope goes with its value counts; the others come back counting records only.
-  await tx.counters.changeScopes(blocId, [...hours, ...counted].map((s) => ({ segment: s.segment, period: s.period, n: -s.n })));
-  if (counted.length > 0) await tx.counters.changeScopes(blocId, counted.map((s) => ({ segment: s.segment, period: s.period, n: s.n })));
+  if (periods.length > 0) await tx.counters.changeScopes(blocId, periods.map(({ period, n }) => ({ segment: segment.key, period, n: -n })));
+  const readers = await ownReaders(tx, bloc);
+  if (!readAsOwn(segment.key, readers)) return;
+  const layout = layoutOf(bloc);
+  const { hours } = await tallyScope(tx, blocId, layout, segment, ALL_TIME);
+  const counts = new Map<string, number>();
+  // Every tier but the hour: a day keeps hours only once it counts its values, and countScopes makes them with it.
+  for (const [hour, n] of hours) for (const period of periodsOfHour(hour).slice(0, -1)) counts.set(period, (counts.get(period) ?? 0) + n);
+  const made = counts.size === 0 ? [] : await tx.counters.changeScopes(blocId, [...counts].map(([period, n]) => ({ segment: segment.key, period, n })));
+  await countScopes(tx, blocId, layout, made.filter((s) => countsValues(s.segment, s.period, s.n, readers)), [segment]);
 }

@@ -21,6 +21,8 @@ export interface AccessReads {
   accessFacts(blocId: string, userId: string): Promise<AccessFacts>;
   /** Every grant, role grant and restriction on the bloc, by holder ID. */
   blocAccessList(blocId: string): Promise<BlocAccessList>;
+  /** The users restricted to their own records on the bloc, read as committed (never cached): what the counters follow. */
+  ownRestricted(blocId: string): Promise<string[]>;
 }
 
 /** Each atomic on its own: outside a unit of work, each is a transaction of its own. */

@@ -20,6 +20,13 @@ export class PgAccess implements AccessStore {
     return this.config.cached(`facts:${blocId}\u0000${userId}`, (db) => loadAccessFacts(db, blocId, userId));
   }
 
+  async ownRestricted(blocId: string): Promise<string[]> {
+    if (!storable(blocId)) return [];
+    const rows = await this.db.run<{ user_id: number }>(
+      "SELECT user_id FROM restrictions WHERE bloc_id = $1::text AND mode = 'own' ORDER BY user_id", [blocId]);
+    return rows.map((row) => String(row.user_id));
+  }
+
   async blocAccessList(blocId: string): Promise<BlocAccessList> {
     if (!storable(blocId)) return { grants: [], roleGrants: [], restrictions: [] };
     const grants = await this.db.run<GrantRow & { id: number; name: string }>(`SELECT g.user_id AS id, u.name, ${GRANT_COLUMNS}

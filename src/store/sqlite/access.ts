@@ -48,6 +48,11 @@ export class SqliteAccess implements AccessStore {
     this.sql.get("DELETE FROM restrictions WHERE bloc_id = ? AND user_id = ?").run(blocId, internalId(userId));
   }
 
+  async ownRestricted(blocId: string): Promise<string[]> {
+    return (this.sql.get("SELECT user_id FROM restrictions WHERE bloc_id = ? AND mode = 'own' ORDER BY user_id").pluck().all(blocId) as number[])
+      .map(String);
+  }
+
   async blocAccessList(blocId: string): Promise<BlocAccessList> {
     const grants = this.sql.get(`SELECT g.user_id AS id, u.name, ${GRANT_COLUMNS} FROM grants g JOIN users u ON u.id = g.user_id
       WHERE g.bloc_id = ? ORDER BY g.user_id`).all(blocId) as (GrantRow & { id: number; name: string })[];
