@@ -219,6 +219,13 @@ test("an owner has scopes, and counts their values, only while a reader sees tha
   await add(a, 5);
   await assertCountersEqualRecount(store);
   await ownAnswer(a);
+  // A reader whose access was read just before a's restriction changed may ask while a's scopes are gone or being
+  // made: with no all-time scope of a's, their view is counted from its records.
+  const scopesOfA = (await allRows(store, "counter_scopes")).filter((r) => r.bloc_id === bloc && r.segment === `u:${a.id}`);
+  await store.transaction((tx) => tx.counters.changeScopes(bloc, scopesOfA.map((r) => ({ segment: `u:${a.id}`, period: String(r.period), n: -Number(r.n) }))));
+  assert.deepEqual(await owned(a), none, "a's scopes taken away by hand");
+  await ownAnswer(a);
+  await restrict(a, "own");
 
   // Lifted: a's scopes go.
   await restrict(a, undefined);
