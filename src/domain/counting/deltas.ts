@@ -123,6 +123,13 @@ export class CounterDeltas {
     return [...blocs];
   }
 
+  /** Drops a bloc's changes to the segments `keep` refuses (owners no one reads as `own`: keys.ts, keepsScopes). */
+  retainSegments(blocId: string, keep: (segment: Segment) => boolean): void {
+    for (const [id, change] of this.records) if (change.blocId === blocId && !keep(change.segment)) this.records.delete(id);
+    for (const [id, entry] of this.entries) if (entry.blocId === blocId && !keep(entry.segment)) this.entries.delete(id);
+    this.unsummed = this.unsummed.map((change) => (change.blocId === blocId ? { ...change, segments: change.segments.filter(keep) } : change));
+  }
+
   /** The segments and hours of a bloc whose values change, without summing the values. */
   valueHours(blocId: string): { segment: Segment; hour: string }[] {
     const touched = new Map<string, { segment: Segment; hour: string }>();

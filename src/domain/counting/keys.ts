@@ -47,6 +47,11 @@ export interface OwnReaders {
 
 const OWNER_PREFIX = "u:";
 
+/** The owners read as `own`, from the bloc's restriction and the users restricted to `own` on it. */
+export function ownReadersOf(blocRestriction: Bloc["restriction"], restricted: Iterable<string>): OwnReaders {
+  return blocRestriction === "own" ? { all: true, users: new Set() } : { all: false, users: new Set(restricted) };
+}
+
 /** Whether a segment has scopes: everyone's and a profile value's always, an owner's only when that owner is read as `own`. */
 export function keepsScopes(segment: string, readers: OwnReaders): boolean {
   return !isOwnerSegment(segment) || readAsOwn(segment, readers);

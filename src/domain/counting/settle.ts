@@ -3,7 +3,7 @@ import type { Bloc, StoredRecord } from "../model.js";
 import type { StoreReads, TxViews } from "../ports/store.js";
 import { CounterDeltas, type ValueEntry } from "./deltas.js";
 import {
-  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, keepsScopes, ownerSegment, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, keepsScopes, ownerSegment, ownReadersOf, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type OwnReaders, type Segment,
 } from "./keys.js";
 import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
@@ -105,13 +105,13 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   if (!bloc) return;
   const layout = layoutOf(bloc);
   const readers = await ownReaders(tx, bloc);
-  const kept = (segment: Segment): boolean => keepsScopes(segment.key, readers);
-  const changes = deltas.scopeChanges(blocId).filter((c) => kept(c.segment));
+  deltas.retainSegments(blocId, (segment) => keepsScopes(segment.key, readers));
+  const changes = deltas.scopeChanges(blocId);
   const scopes = new Scopes(tx, blocId);
   const changed = changes.length === 0 ? [] : await tx.counters.changeScopes(blocId, changes.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
   // Hours are kept only within days that count their values (a day of few records is counted from them),
   // as the day was before this change: a day left empty takes its hours with it.
-  const hourChanges = deltas.scopeChanges(blocId, "hours").filter((c) => kept(c.segment));
+  const hourChanges = deltas.scopeChanges(blocId, "hours");
   const days = new Map(changed.filter((s) => tierOf(s.period) === "d").map((s) => [scopeId(s.segment, s.period), s]));
   await scopes.fetch(hourChanges.map((c) => ({ segment: c.segment.key, period: dayOfHour(c.period) }))
     .filter((k) => !days.has(scopeId(k.segment, k.period))));
@@ -120,7 +120,7 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   scopes.remember(changed);
   const changedHours = hourly.length === 0 ? [] : await tx.counters.changeScopes(blocId, hourly.map((c) => ({ segment: c.segment.key, period: c.period, n: c.n })));
   scopes.remember(changedHours);
-  await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...deltas.valueHours(blocId).filter((t) => kept(t.segment)).flatMap((t) => keysOf([t.segment], t.hour))]);
+  await scopes.fetch([{ segment: EVERYONE.key, period: ALL_TIME }, ...deltas.valueHours(blocId).flatMap((t) => keysOf([t.segment], t.hour))]);
   const all = scopes.get(EVERYONE.key, ALL_TIME);
   const over = [...changed, ...changedHours].filter((s) => !s.counted && s.n > countsValuesAbove(s.period));
   const crossing = over.filter((s) => countsValues(s.segment, s.period, s.n, readers));
@@ -131,7 +131,7 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
     return;
   }
   // Summed per value only here: a bloc that counts no values never needs its values' changes (deltas.ts).
-  const entries = deltas.valueEntries(blocId).filter((e) => kept(e.segment));
+  const entries = deltas.valueEntries(blocId);
   const wasCounted = (scope: Scope): boolean => scope.counted;
   const writes: ValueCountChange[] = [];
   const bySlugValue = new Map<string, ValueEntry[]>();
@@ -165,11 +165,10 @@ async function settleBloc(tx: TxViews, blocId: string, deltas: CounterDeltas): P
   for (let i = 0; i < repeating.length; i += REPEATING_AT_ONCE) {
     const batch = repeating.slice(i, i + REPEATING_AT_ONCE);
     const holding = await Promise.all(batch.map(({ slug, value }) => tx.records.findRecords({ blocId, match: [{ key: slug, values: [value] }] })));
-    await scopes.fetch(holding.flat().flatMap((r) => keysOf(keptSegments(r, blocId, layout, readers), hourOf(r.createdAt))));
+    const segmentsOfHolders = holding.map((records) => records.map((r) => keptSegments(r, blocId, layout, readers)));
+    await scopes.fetch(holding.flatMap((records, j) => records.flatMap((r, k) => keysOf(segmentsOfHolders[j]![k]!, hourOf(r.createdAt)))));
     batch.forEach(({ slug, value }, j) => {
-      for (const record of holding[j]!) {
-        writes.push(...contribution(keptSegments(record, blocId, layout, readers), record, scopes, slug, value, 1, wasCounted));
-      }
+      holding[j]!.forEach((record, k) => writes.push(...contribution(segmentsOfHolders[j]![k]!, record, scopes, slug, value, 1, wasCounted)));
     });
   }
   for (const group of groups) {
@@ -288,8 +287,7 @@ export async function tallyScope(tx: TxViews, blocId: string, layout: Layout, se
 
 export async function ownReaders(view: Pick<TxViews, "access">, bloc: Pick<Bloc, "id" | "restriction">): Promise<OwnReaders> {
   // A user whose own restriction lifts the bloc's `own` still counts: a little kept for nothing, never a wrong answer.
-  if (bloc.restriction === "own") return { all: true, users: new Set() };
-  return { all: false, users: new Set(await view.access.ownRestricted(bloc.id)) };
+  return ownReadersOf(bloc.restriction, bloc.restriction === "own" ? [] : await view.access.ownRestricted(bloc.id));
 }
 
 /**
@@ -298,7 +296,8 @@ export async function ownReaders(view: Pick<TxViews, "access">, bloc: Pick<Bloc,
  * changes their scopes in the transaction that changes it: followOwner).
  */
 export async function ownerHasScopes(view: Pick<StoreReads, "access">, bloc: Pick<Bloc, "id" | "restriction">, userId: string): Promise<boolean> {
-  return bloc.restriction === "own" || (await view.access.accessFacts(bloc.id, userId)).restriction === "own";
+  const facts = bloc.restriction === "own" ? undefined : await view.access.accessFacts(bloc.id, userId);
+  return readAsOwn(ownerSegment(userId).key, ownReadersOf(bloc.restriction, facts?.restriction === "own" ? [userId] : []));
 }
 
 /*
