@@ -160,6 +160,37 @@ test("one transaction giving 150 values their second record counts every one of 
   await assertCountersEqualRecount(server.ctx.store);
 });
 
+/** An owner's scopes in a bloc: how many, how many count values or are hours, and the value rows they hold. */
+interface OwnedScopes {
+  readonly scopes: number;
+  readonly counted: number;
+  readonly hours: number;
+  readonly values: number;
+}
+
+const NO_SCOPES: OwnedScopes = { scopes: 0, counted: 0, hours: 0, values: 0 };
+
+async function ownedScopes(bloc: string, m: Member): Promise<OwnedScopes> {
+  const store = server.ctx.store;
+  const scopes = (await allRows(store, "counter_scopes")).filter((r) => r.bloc_id === bloc && r.segment === `u:${m.id}`);
+  const ids = new Set(scopes.map((r) => Number(r.id)));
+  return {
+    scopes: scopes.length,
+    counted: scopes.filter((r) => Number(r.counted) === 1).length,
+    hours: scopes.filter((r) => String(r.period).startsWith("h:")).length,
+    values: (await allRows(store, "value_counts")).filter((r) => ids.has(Number(r.scope_id))).length,
+  };
+}
+
+/** An own reader's get-data counts exactly their records, and their values of field_1. */
+async function assertOwnAnswer(bloc: string, m: Member): Promise<void> {
+  const reply = await server.call("GET", "/api/get-data", { token: m.token, json: { blocId: bloc } });
+  assert.equal(reply.status, 200, reply.text);
+  const mine = await server.ctx.store.records.listRecords({ blocId: bloc, visibility: { ownerId: m.id } }, { order: "newest", limit: 10_000, offset: 0 });
+  assert.equal(reply.json.data.count, mine.length, "an own reader counts their records");
+  assert.deepEqual(reply.json.data.fieldCounts.field_1, tally(mine, ["field_1"]).field_1!, "and their values");
+}
+
 test("an owner has scopes, and counts their values, only while a reader sees that owner's records as their own", async () => {
   const store = server.ctx.store;
   const threshold = countingThreshold();
@@ -169,17 +200,7 @@ test("an owner has scopes, and counts their values, only while a reader sees tha
   const add = (m: Member, n: number): Promise<void> => Promise.all(Array.from({ length: n }, (_, i) => server.call("POST", "/api/add-data", {
     token: m.token, json: { scanStationID: bloc, dataToAdd: { field_1: `L${i % 3}`, field_2: i % 2 === 0 ? "ok" : "" } },
   }).then((reply) => assert.equal(reply.status, 200, reply.text)))).then(() => undefined);
-  /** The owner's scopes, and how many of them count values, hold hours, and value rows they have. */
-  const owned = async (m: Member): Promise<{ scopes: number; counted: number; hours: number; values: number }> => {
-    const scopes = (await allRows(store, "counter_scopes")).filter((r) => r.bloc_id === bloc && r.segment === `u:${m.id}`);
-    const ids = new Set(scopes.map((r) => Number(r.id)));
-    return {
-      scopes: scopes.length,
-      counted: scopes.filter((r) => Number(r.counted) === 1).length,
-      hours: scopes.filter((r) => String(r.period).startsWith("h:")).length,
-      values: (await allRows(store, "value_counts")).filter((r) => ids.has(Number(r.scope_id))).length,
-    };
-  };
+  const owned = (m: Member): Promise<OwnedScopes> => ownedScopes(bloc, m);
   const restrict = async (m: Member, mode: "own" | undefined): Promise<void> => {
     const reply = mode === undefined ? await server.call("DELETE", `/api/admin/blocs/${bloc}/restrictions/${m.id}`)
       : await server.call("PUT", `/api/admin/blocs/${bloc}/restrictions/${m.id}`, { json: { mode } });
@@ -189,16 +210,9 @@ test("an owner has scopes, and counts their values, only while a reader sees tha
     const reply = await server.call("PATCH", `/api/admin/blocs/${bloc}`, { json: { restriction } });
     assert.equal(reply.status, 200, reply.text);
   };
-  const ownAnswer = async (m: Member): Promise<void> => {
-    const reply = await server.call("GET", "/api/get-data", { token: m.token, json: { blocId: bloc } });
-    assert.equal(reply.status, 200, reply.text);
-    const mine = await store.records.listRecords({ blocId: bloc, visibility: { ownerId: m.id } }, { order: "newest", limit: 10_000, offset: 0 });
-    assert.equal(reply.json.data.count, mine.length, "an own reader counts their records");
-    const lines = tally(mine, ["field_1"]).field_1!;
-    assert.deepEqual(reply.json.data.fieldCounts.field_1, lines, "and their values");
-  };
+  const ownAnswer = (m: Member): Promise<void> => assertOwnAnswer(bloc, m);
 
-  const none = { scopes: 0, counted: 0, hours: 0, values: 0 };
+  const none = NO_SCOPES;
   // Each owner passes the threshold in every period of today: no one reads them as own, so they have no scopes.
   await add(a, threshold + 4);
   await add(b, threshold + 4);
@@ -241,6 +255,43 @@ test("an owner has scopes, and counts their values, only while a reader sees tha
   await blocRestriction("none");
   for (const m of [a, b]) assert.deepEqual(await owned(m), none, "no owner has scopes");
   await assertCountersEqualRecount(store);
+});
+
+test("a restriction to own made by another server process is followed by this one's adds and reads", { timeout: 60_000 }, async () => {
+  const store = server.ctx.store;
+  const threshold = countingThreshold();
+  const bloc = await addBloc(server, "Elsewhere", ["Line", "Note"]);
+  const [a, b] = [await addMember(server, { blocId: bloc, read: true, add: true }), await addMember(server, { blocId: bloc, read: true, add: true })];
+  const add = async (m: Member, n: number): Promise<void> => {
+    for (let i = 0; i < n; i += 1) {
+      const reply = await server.call("POST", "/api/add-data", { token: m.token, json: { scanStationID: bloc, dataToAdd: { field_1: `L${i % 2}`, field_2: `${m.id}-${i}` } } });
+      assert.equal(reply.status, 200, reply.text);
+    }
+  };
+  await add(a, threshold + 2);
+  await add(b, 3);
+  // This process has read a's access (their adds and this read), and caches it; the other process changes it.
+  assert.equal((await server.call("GET", "/api/get-data", { token: a.token, json: { blocId: bloc } })).json.data.count, threshold + 5, "a sees every record");
+  const other = await startProcess({ DATABASE_URL: server.databaseUrl, BLOC_ADMIN_TOKEN: server.adminToken }, server.dir);
+  try {
+    const restricted = await call(other.url, "PUT", `/api/admin/blocs/${bloc}/restrictions/${a.id}`, { token: server.adminToken, json: { mode: "own" } });
+    assert.ok(restricted.status < 300, restricted.text);
+    // The other process counted a's scopes; this one's adds for a must go on keeping them, and its reads use them.
+    assert.ok((await ownedScopes(bloc, a)).scopes > 0, "a's scopes were counted by the other process");
+    await add(a, 4);
+    await add(b, 2);
+    await assertCountersEqualRecount(store);
+    await assertOwnAnswer(bloc, a);
+    const lifted = await call(other.url, "DELETE", `/api/admin/blocs/${bloc}/restrictions/${a.id}`, { token: server.adminToken });
+    assert.ok(lifted.status < 300, lifted.text);
+  } finally {
+    await other.stop();
+  }
+  // Lifted there: a's scopes are gone, and this process's adds for a do not bring them back.
+  await add(a, 3);
+  assert.deepEqual(await ownedScopes(bloc, a), NO_SCOPES, "a has no scopes once the restriction is lifted");
+  await assertCountersEqualRecount(store);
+  assert.equal((await server.call("GET", "/api/get-data", { token: a.token, json: { blocId: bloc } })).json.data.count, threshold + 14, "a sees every record again");
 });
 
 test("fieldCounts lists the most frequent values first, at most BLOC_FIELD_COUNTS_LIMIT per field", async () => {
