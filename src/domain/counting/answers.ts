@@ -3,7 +3,7 @@ import { tooLongToList } from "../field-counts.js";
 import type { StoreReads, ValueCount, ValueCounts } from "../ports/store.js";
 import { ALL_TIME, EVERYONE, addSecond, layoutOf, ownerSegment, profileSegment, spanOf, type Segment } from "./keys.js";
 import { countIn, dayCountsIn, planWindow, type DayCount, type Interval } from "./windows.js";
-import { ownerHasScopes } from "./settle.js";
+import { ownerHasScopes } from "./own-readers.js";
 
 /*
  * How `count` and `fieldCounts` are answered, the same on every engine: from the scopes

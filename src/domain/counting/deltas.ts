@@ -127,7 +127,8 @@ export class CounterDeltas {
   retainSegments(blocId: string, keep: (segment: Segment) => boolean): void {
     for (const [id, change] of this.records) if (change.blocId === blocId && !keep(change.segment)) this.records.delete(id);
     for (const [id, entry] of this.entries) if (entry.blocId === blocId && !keep(entry.segment)) this.entries.delete(id);
-    this.unsummed = this.unsummed.map((change) => (change.blocId === blocId ? { ...change, segments: change.segments.filter(keep) } : change));
+    this.unsummed = this.unsummed.map((change) => (change.blocId !== blocId || change.segments.every(keep) ? change
+      : { ...change, segments: change.segments.filter(keep) }));
   }
 
   /** The segments and hours of a bloc whose values change, without summing the values. */

@@ -6,7 +6,7 @@ import {
 } from "./keys.js";
 import type { Scope, ValueCountChange } from "../ports/counters.js";
 import { lockBloc } from "../capabilities.js";
-import { ownReaders } from "./settle.js";
+import { ownReaders } from "./own-readers.js";
 import { ownValue } from "../values.js";
 
 /*

@@ -1,12 +1,13 @@
 import { lockBloc } from "../capabilities.js";
-import type { Bloc, StoredRecord } from "../model.js";
-import type { StoreReads, TxViews } from "../ports/store.js";
+import type { StoredRecord } from "../model.js";
+import type { TxViews } from "../ports/store.js";
 import { CounterDeltas, type ValueEntry } from "./deltas.js";
 import {
-  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, keepsScopes, ownerSegment, ownReadersOf, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
+  ALL_TIME, countsValues, countsValuesAbove, EVERYONE, hourKey, keepsScopes, ownerSegment, readAsOwn, hourOf, layoutOf, periodsOfHour, scopeId, segmentsOf, spanOf, tierOf,
   type Layout, type OwnReaders, type Segment,
 } from "./keys.js";
 import type { Scope, ScopeKey, ValueCountChange } from "../ports/counters.js";
+import { ownReaders } from "./own-readers.js";
 
 /*
  * Writing a transaction's counter changes (deltas.ts), once, before it commits. Every
@@ -278,26 +279,6 @@ export async function tallyScope(tx: TxViews, blocId: string, layout: Layout, se
     if (page.length < 2000) return { counts, hours };
     after = page[page.length - 1];
   }
-}
-
-/*
- * Which owners of a bloc are read as `own`, for the rules in keys.ts (keepsScopes,
- * countsValues): read as committed in every settling, recount and restriction change.
- */
-
-export async function ownReaders(view: Pick<TxViews, "access">, bloc: Pick<Bloc, "id" | "restriction">): Promise<OwnReaders> {
-  // A user whose own restriction lifts the bloc's `own` still counts: a little kept for nothing, never a wrong answer.
-  return ownReadersOf(bloc.restriction, bloc.restriction === "own" ? [] : await view.access.ownRestricted(bloc.id));
-}
-
-/**
- * Whether an owner's segment has scopes to answer from, for a reader (answers.ts): the
- * same rule as ownReaders, from the reads cached for access checks (an owner's restriction
- * changes their scopes in the transaction that changes it: followOwner).
- */
-export async function ownerHasScopes(view: Pick<StoreReads, "access">, bloc: Pick<Bloc, "id" | "restriction">, userId: string): Promise<boolean> {
-  const facts = bloc.restriction === "own" ? undefined : await view.access.accessFacts(bloc.id, userId);
-  return readAsOwn(ownerSegment(userId).key, ownReadersOf(bloc.restriction, facts?.restriction === "own" ? [userId] : []));
 }
 
 /*
